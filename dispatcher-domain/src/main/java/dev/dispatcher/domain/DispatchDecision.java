@@ -1,0 +1,44 @@
+package dev.dispatcher.domain;
+
+import java.util.Objects;
+
+/**
+ * The one place that turns a dispatch result into the transition to write. Total: every result and attempt count
+ * yields a transition.
+ *
+ * <ul>
+ *   <li>published: {@link Transition.Deliver};</li>
+ *   <li>permanent failure: {@link Transition.DeadLetter} at once;</li>
+ *   <li>destination unavailable, or not attempted: {@link Transition.Release}, spending no attempt;</li>
+ *   <li>transient failure: {@link Transition.ScheduleRetry} with the policy's backoff, or
+ *       {@link Transition.DeadLetter} once the attempts are exhausted.</li>
+ * </ul>
+ */
+public final class DispatchDecision {
+
+    private DispatchDecision() {
+    }
+
+    /**
+     * Decides the transition for one message.
+     *
+     * @param result what the dispatch attempt returned
+     * @param attempts attempts spent including this one
+     * @param policy backoff and attempt limit
+     */
+    public static Transition decide(DispatchResult result, int attempts, RetryPolicy policy) {
+        Objects.requireNonNull(result, "result");
+        Objects.requireNonNull(policy, "policy");
+        return switch (result) {
+            case DispatchResult.Published p -> new Transition.Deliver();
+            case DispatchResult.NotAttempted n -> new Transition.Release();
+            case DispatchResult.Failed f -> switch (f.kind()) {
+                case PERMANENT -> new Transition.DeadLetter("permanent failure: " + f.error());
+                case UNAVAILABLE -> new Transition.Release();
+                case TRANSIENT -> policy.isExhausted(attempts)
+                        ? new Transition.DeadLetter("gave up after " + attempts + " attempts: " + f.error())
+                        : new Transition.ScheduleRetry(policy.delayAfter(Math.max(1, attempts)), f.error());
+            };
+        };
+    }
+}

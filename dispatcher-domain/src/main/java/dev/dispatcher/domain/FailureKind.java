@@ -1,0 +1,13 @@
+package dev.dispatcher.domain;
+
+/**
+ * How a failed dispatch is classified, once, where the error is seen.
+ */
+public enum FailureKind {
+    /** The record itself can never succeed (too large, unserialisable, invalid topic, not authorised): dead-letter at once. */
+    PERMANENT,
+    /** May succeed later: retry with backoff until the attempt limit. */
+    TRANSIENT,
+    /** The destination is unavailable (timeouts, disconnects, not enough replicas): give the attempt back. */
+    UNAVAILABLE
+}

@@ -1,0 +1,136 @@
+package dev.dispatcher.domain;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+
+/**
+ * Exponential backoff with jitter, bounded by a maximum delay, and an attempt limit.
+ *
+ * <p>The ceiling for attempt {@code n} (1-based) is {@code min(maxDelay, initialDelay x multiplier^(n-1))}; the
+ * delay is drawn below it according to the {@link Jitter}. The random source is injected, so tests are
+ * deterministic; a {@code RandomGenerator} that is not thread-safe must not be shared across threads.
+ */
+public final class RetryPolicy {
+
+    public static final Duration DEFAULT_INITIAL_DELAY = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_MAX_DELAY = Duration.ofMinutes(5);
+    public static final double DEFAULT_MULTIPLIER = 2.0;
+    public static final Jitter DEFAULT_JITTER = Jitter.FULL;
+    public static final int DEFAULT_MAX_ATTEMPTS = 10;
+
+    private final Duration initialDelay;
+    private final Duration maxDelay;
+    private final double multiplier;
+    private final Jitter jitter;
+    private final int maxAttempts;
+    private final RandomGenerator random;
+
+    private RetryPolicy(
+            Duration initialDelay, Duration maxDelay, double multiplier, Jitter jitter, int maxAttempts,
+            RandomGenerator random) {
+        this.initialDelay = initialDelay;
+        this.maxDelay = maxDelay;
+        this.multiplier = multiplier;
+        this.jitter = jitter;
+        this.maxAttempts = maxAttempts;
+        this.random = random;
+    }
+
+    /**
+     * A validated policy.
+     *
+     * @throws IllegalArgumentException naming the bad value: delays must be positive with initial at most max,
+     *     multiplier at least 1, max attempts at least 1
+     */
+    public static RetryPolicy of(
+            Duration initialDelay, Duration maxDelay, double multiplier, Jitter jitter, int maxAttempts,
+            RandomGenerator random) {
+        Objects.requireNonNull(initialDelay, "initialDelay");
+        Objects.requireNonNull(maxDelay, "maxDelay");
+        Objects.requireNonNull(jitter, "jitter");
+        Objects.requireNonNull(random, "random");
+        if (initialDelay.isNegative() || initialDelay.isZero()) {
+            throw new IllegalArgumentException("initial delay must be positive, but was " + initialDelay);
+        }
+        if (maxDelay.compareTo(initialDelay) < 0) {
+            throw new IllegalArgumentException(
+                    "max delay must be at least the initial delay " + initialDelay + ", but was " + maxDelay);
+        }
+        if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+            throw new IllegalArgumentException("multiplier must be a finite number >= 1, but was " + multiplier);
+        }
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("max attempts must be at least 1, but was " + maxAttempts);
+        }
+        return new RetryPolicy(initialDelay, maxDelay, multiplier, jitter, maxAttempts, random);
+    }
+
+    /** The policy with every default and the given random source. */
+    public static RetryPolicy defaults(RandomGenerator random) {
+        return of(DEFAULT_INITIAL_DELAY, DEFAULT_MAX_DELAY, DEFAULT_MULTIPLIER, DEFAULT_JITTER, DEFAULT_MAX_ATTEMPTS,
+                random);
+    }
+
+    /** The un-jittered, capped exponential bound for attempt {@code attempt} (1-based). */
+    public Duration ceiling(int attempt) {
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempt must be at least 1, but was " + attempt);
+        }
+        double millis = initialDelay.toMillis() * Math.pow(multiplier, attempt - 1);
+        long max = maxDelay.toMillis();
+        return Duration.ofMillis(Double.isFinite(millis) && millis < max ? (long) millis : max);
+    }
+
+    /** The delay before the attempt after attempt {@code attempt}: within {@code [0, maxDelay]}. */
+    public Duration delayAfter(int attempt) {
+        long ceiling = ceiling(attempt).toMillis();
+        long delay = switch (jitter) {
+            case FULL -> random.nextLong(ceiling + 1);
+            case DECORRELATED -> {
+                long low = Math.min(initialDelay.toMillis(), maxDelay.toMillis());
+                long high = Math.min(maxDelay.toMillis(), Math.max(low, ceiling * 3L));
+                yield low + random.nextLong(high - low + 1);
+            }
+            case NONE -> ceiling;
+        };
+        return Duration.ofMillis(delay);
+    }
+
+    /** When the next attempt may run, counted from {@code now}. */
+    public Instant nextAttemptAt(int attempt, Instant now) {
+        return now.plus(delayAfter(attempt));
+    }
+
+    /** Whether {@code attempts} spent attempts leave no retry. */
+    public boolean isExhausted(int attempts) {
+        return attempts >= maxAttempts;
+    }
+
+    public Duration initialDelay() {
+        return initialDelay;
+    }
+
+    public Duration maxDelay() {
+        return maxDelay;
+    }
+
+    public double multiplier() {
+        return multiplier;
+    }
+
+    public Jitter jitter() {
+        return jitter;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    @Override
+    public String toString() {
+        return "RetryPolicy[initialDelay=" + initialDelay + ", maxDelay=" + maxDelay + ", multiplier=" + multiplier
+                + ", jitter=" + jitter + ", maxAttempts=" + maxAttempts + "]";
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * Dispatcher's model and rules: message statuses and their legal transitions, leases, the transitions a worker
+ * asks for, the sealed outcomes it gets back, and the retry decision.
+ *
+ * <p>Plain Java with no framework dependency (no Spring, Reactor, R2DBC or Kafka); {@code DomainDependencyTest}
+ * keeps it that way. Everything here is immutable and thread-safe; time and randomness are passed in.
+ */
+package dev.dispatcher.domain;

@@ -1,0 +1,114 @@
+package dev.dispatcher.testkit;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * PostgreSQL 17 started in-process from zonky's embedded binaries, in a fresh data directory under the system
+ * temp directory that {@link #close()} deletes.
+ *
+ * <p>{@link #fast()} turns off {@code fsync}, {@code synchronous_commit} and {@code full_page_writes} for tests;
+ * {@link #durable()} keeps them on for benchmarks. Both allow 300 connections with 256 MB shared buffers. The
+ * binaries start as root too (zonky's build allows it). Starting blocks until the server accepts connections.
+ */
+public final class EmbeddedPostgresServer implements PostgresServer {
+
+  private static final String HOST = "localhost";
+  private static final String DATABASE = "postgres";
+  private static final String USERNAME = "postgres";
+  // zonky's server trusts local connections: the password is never checked but drivers want one
+  private static final String PASSWORD = "postgres";
+
+  private static final Map<String, String> COMMON_SETTINGS = Map.of(
+      "max_connections", "300",
+      "shared_buffers", "256MB",
+      "listen_addresses", HOST);
+  private static final Map<String, String> FAST_SETTINGS = Map.of(
+      "fsync", "off",
+      "synchronous_commit", "off",
+      "full_page_writes", "off");
+  private static final Map<String, String> DURABLE_SETTINGS = Map.of(
+      "fsync", "on",
+      "synchronous_commit", "on",
+      "full_page_writes", "on");
+
+  private final EmbeddedPostgres postgres;
+  private final boolean durable;
+
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, boolean durable) {
+    this.postgres = postgres;
+    this.durable = durable;
+  }
+
+  /** Starts a server without durability (fsync, synchronous commit and full page writes off): for tests. */
+  public static EmbeddedPostgresServer fast() {
+    return start(FAST_SETTINGS, false);
+  }
+
+  /** Starts a server with fsync and synchronous commit on: for benchmarks that must measure real commits. */
+  public static EmbeddedPostgresServer durable() {
+    return start(DURABLE_SETTINGS, true);
+  }
+
+  private static EmbeddedPostgresServer start(Map<String, String> durability, boolean durable) {
+    try {
+      Path dataDirectory = Files.createTempDirectory("dispatcher-pg-");
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+          .setDataDirectory(dataDirectory)
+          .setCleanDataDirectory(true);
+      COMMON_SETTINGS.forEach(builder::setServerConfig);
+      durability.forEach(builder::setServerConfig);
+      return new EmbeddedPostgresServer(builder.start(), durable);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
+    }
+  }
+
+  /** Whether this server commits durably ({@link #durable()}). */
+  public boolean isDurable() {
+    return durable;
+  }
+
+  @Override
+  public String host() {
+    return HOST;
+  }
+
+  @Override
+  public int port() {
+    return postgres.getPort();
+  }
+
+  @Override
+  public String database() {
+    return DATABASE;
+  }
+
+  @Override
+  public String username() {
+    return USERNAME;
+  }
+
+  @Override
+  public String password() {
+    return PASSWORD;
+  }
+
+  @Override
+  public void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot stop embedded PostgreSQL on port " + port(), e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "EmbeddedPostgresServer[" + jdbcUrl() + (durable ? ", durable" : ", fast") + "]";
+  }
+}

@@ -1,0 +1,134 @@
+package dev.dispatcher.testkit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** The short-lived admin and consumer clients behind {@link KafkaServer}'s default methods. */
+final class KafkaClients {
+
+  private static final Duration TOPIC_READY_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration POLL_INTERVAL = Duration.ofMillis(100);
+
+  private KafkaClients() {}
+
+  static void createTopic(String bootstrapServers, String name, int partitions) {
+    Map<String, Object> config = Map.of(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TOPIC_READY_TIMEOUT.toMillis());
+    try (Admin admin = Admin.create(config)) {
+      try {
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
+            .get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+      awaitLeaders(admin, name);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topic " + name, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topic " + name + " on " + bootstrapServers, e);
+    }
+  }
+
+  private static void awaitLeaders(Admin admin, String name) throws Exception {
+    Instant deadline = Instant.now().plus(TOPIC_READY_TIMEOUT);
+    while (true) {
+      try {
+        TopicDescription description = admin.describeTopics(Set.of(name)).allTopicNames().get().get(name);
+        if (description.partitions().stream().allMatch(partition -> partition.leader() != null)) {
+          return;
+        }
+      } catch (ExecutionException e) {
+        // metadata not propagated yet: retry until the deadline
+        if (Instant.now().isAfter(deadline)) {
+          throw e;
+        }
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("topic " + name + " has partitions without a leader after "
+            + TOPIC_READY_TIMEOUT);
+      }
+      Thread.sleep(POLL_INTERVAL);
+    }
+  }
+
+  static List<ConsumerRecord<String, byte[]>> consume(String bootstrapServers, String topic, int expectedCount,
+      Duration timeout) {
+    Map<String, Object> config = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.GROUP_ID_CONFIG, "dispatcher-test-kit-" + UUID.randomUUID(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false,
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    Instant deadline = Instant.now().plus(timeout);
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+      while (records.size() < expectedCount && Instant.now().isBefore(deadline)) {
+        Duration remaining = Duration.between(Instant.now(), deadline);
+        if (consumer.assignment().isEmpty()) {
+          assignAll(consumer, topic, remaining);
+          continue;
+        }
+        consumer.poll(min(remaining, POLL_INTERVAL)).forEach(records::add);
+      }
+    }
+    return records;
+  }
+
+  // Assigning every partition directly avoids waiting for a group rebalance; the fresh group id commits nothing.
+  private static void assignAll(KafkaConsumer<String, byte[]> consumer, String topic, Duration remaining) {
+    List<PartitionInfo> partitions;
+    try {
+      partitions = consumer.partitionsFor(topic, min(remaining, Duration.ofSeconds(1)));
+    } catch (TimeoutException e) {
+      return; // no metadata yet (broker unreachable): the caller retries until its deadline
+    }
+    if (partitions.isEmpty()) {
+      sleep(min(remaining, POLL_INTERVAL));
+      return;
+    }
+    List<TopicPartition> topicPartitions =
+        partitions.stream().map(partition -> new TopicPartition(topic, partition.partition())).toList();
+    consumer.assign(topicPartitions);
+    consumer.seekToBeginning(topicPartitions);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a topic", e);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package dev.dispatcher.testkit;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * A running Kafka cluster for integration tests, in-process or in a container.
+ *
+ * <p>{@link #createTopic} and {@link #consume} use their own short-lived clients, so tests can prepare topics and
+ * verify what reached Kafka independently of the code under test. Implementations are thread-safe.
+ */
+public interface KafkaServer extends AutoCloseable {
+
+  /** The {@code bootstrap.servers} value clients use. */
+  String bootstrapServers();
+
+  /**
+   * Creates {@code name} with {@code partitions} partitions and replication factor 1, and waits until every
+   * partition has a leader. Does nothing if the topic exists.
+   *
+   * @throws IllegalStateException if the topic is not ready within 30 seconds
+   */
+  default void createTopic(String name, int partitions) {
+    KafkaClients.createTopic(bootstrapServers(), name, partitions);
+  }
+
+  /**
+   * Reads {@code topic} from the beginning with a fresh consumer group and {@code read_committed} isolation until
+   * {@code expectedCount} records arrived or {@code timeout} passed. Never throws on timeout: it returns what it
+   * read, in the order polled, so the caller's assertion shows what is missing.
+   */
+  default List<ConsumerRecord<String, byte[]>> consume(String topic, int expectedCount, Duration timeout) {
+    return KafkaClients.consume(bootstrapServers(), topic, expectedCount, timeout);
+  }
+
+  /** Stops the broker and deletes its logs. */
+  @Override
+  void close();
+}

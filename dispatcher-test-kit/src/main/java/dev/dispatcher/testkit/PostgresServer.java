@@ -1,0 +1,61 @@
+package dev.dispatcher.testkit;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+
+/**
+ * A running PostgreSQL server for integration tests, embedded or in a container.
+ *
+ * <p>Tests isolate themselves with {@link #createSchema(String)} rather than a server each, and verify durable state
+ * through {@link #openConnection()}, independent of the code under test. Implementations are thread-safe.
+ */
+public interface PostgresServer extends AutoCloseable {
+
+  /** Flyway's history table, kept apart from an application's own migrations in the same database. */
+  String SCHEMA_HISTORY_TABLE = "dispatcher_schema_history";
+
+  /** Where {@link #createSchema(String)} looks for Flyway migrations. */
+  String MIGRATION_LOCATION = "classpath:db/migration";
+
+  String host();
+
+  int port();
+
+  String database();
+
+  String username();
+
+  String password();
+
+  default String jdbcUrl() {
+    return "jdbc:postgresql://" + host() + ":" + port() + "/" + database();
+  }
+
+  /** The R2DBC URL without credentials: {@code r2dbc:postgresql://host:port/database}. */
+  default String r2dbcUrl() {
+    return "r2dbc:postgresql://" + host() + ":" + port() + "/" + database();
+  }
+
+  /** A fresh JDBC connection in autocommit mode; the caller closes it. */
+  default Connection openConnection() throws SQLException {
+    return DriverManager.getConnection(jdbcUrl(), username(), password());
+  }
+
+  /**
+   * Creates a new schema named {@code prefix} (lowercased, reduced to {@code [a-z0-9_]}) plus a short random suffix,
+   * and runs the Flyway migrations found at {@value #MIGRATION_LOCATION} into it, with history table
+   * {@value #SCHEMA_HISTORY_TABLE} and no placeholder replacement. Without migrations on the classpath the schema is
+   * only created.
+   *
+   * @return the schema name, a valid unquoted identifier
+   * @throws IllegalStateException if the schema cannot be created or a migration fails
+   */
+  default String createSchema(String prefix) {
+    return SchemaFactory.create(this, prefix);
+  }
+
+  /** Stops the server and deletes its data. */
+  @Override
+  void close();
+}

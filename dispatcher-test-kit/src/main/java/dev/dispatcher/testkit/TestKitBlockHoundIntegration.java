@@ -1,0 +1,30 @@
+package dev.dispatcher.testkit;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Tells BlockHound about the few blocking calls that are known to be harmless, registered through
+ * {@code META-INF/services} so that every test JVM with the kit and BlockHound picks it up.
+ *
+ * <p>Each allowance names a method, never a whole class or thread, so genuine blocking in code under test is
+ * still reported:
+ * <ul>
+ *   <li>{@code UUID.randomUUID} reads the seed of the shared {@code SecureRandom} from {@code /dev/urandom} once;
+ *   <li>{@code SecureRandom.nextBytes} (the kit's schema suffixes, and TLS/driver nonces) may read the entropy
+ *       source the same way;
+ *   <li>class loading and service loading read jars on first use only.
+ * </ul>
+ * The kit's servers and proxy run on their own plain threads, which BlockHound does not watch.
+ */
+public final class TestKitBlockHoundIntegration implements BlockHoundIntegration {
+
+  @Override
+  public void applyTo(BlockHound.Builder builder) {
+    builder
+        .allowBlockingCallsInside("java.util.UUID", "randomUUID")
+        .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")
+        .allowBlockingCallsInside("java.lang.ClassLoader", "loadClass")
+        .allowBlockingCallsInside("java.util.ServiceLoader$LazyClassPathLookupIterator", "parse");
+  }
+}

@@ -1,0 +1,63 @@
+package dev.dispatcher.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+class EmbeddedKafkaServerTest {
+
+  private final KafkaServer kafka = TestServers.kafka();
+
+  @Test
+  void recordProducedToSharedBrokerIsConsumedBack() throws Exception {
+    kafka.createTopic("kit-roundtrip", 3);
+    kafka.createTopic("kit-roundtrip", 3); // idempotent
+
+    try (KafkaProducer<String, byte[]> producer = producer(kafka.bootstrapServers())) {
+      producer.send(new ProducerRecord<>("kit-roundtrip", "key-1", bytes("payload"))).get();
+    }
+
+    List<ConsumerRecord<String, byte[]>> records = kafka.consume("kit-roundtrip", 1, Duration.ofSeconds(15));
+    assertThat(records).singleElement().satisfies(record -> {
+      assertThat(record.key()).isEqualTo("key-1");
+      assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo("payload");
+    });
+  }
+
+  @Test
+  void consumeReturnsWhatArrivedWhenTheTimeoutPasses() {
+    kafka.createTopic("kit-empty", 1);
+
+    assertThat(kafka.consume("kit-empty", 1, Duration.ofMillis(500))).isEmpty();
+  }
+
+  static KafkaProducer<String, byte[]> producer(String bootstrapServers, Map<String, Object> overrides) {
+    Map<String, Object> config = new HashMap<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class));
+    config.putAll(overrides);
+    return new KafkaProducer<>(config);
+  }
+
+  static KafkaProducer<String, byte[]> producer(String bootstrapServers) {
+    return producer(bootstrapServers, Map.of());
+  }
+
+  static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,172 @@
+package dev.dispatcher.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.dispatcher.testkit.PostgresServer;
+import dev.dispatcher.testkit.TestServers;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The migrations on real PostgreSQL: idempotent, defaults, constraints, and index use of the claim statements. */
+class SchemaIT {
+
+    private static PostgresServer postgres;
+
+    @BeforeAll
+    static void start() {
+        postgres = TestServers.postgres();
+    }
+
+    private static Flyway flyway(String schema) {
+        return Flyway.configure()
+                .dataSource(postgres.jdbcUrl(), postgres.username(), postgres.password())
+                .schemas(schema)
+                .defaultSchema(schema)
+                .table("dispatcher_schema_history")
+                .locations("classpath:db/migration")
+                .load();
+    }
+
+    @Test
+    void migratesFromEmptyAndMigratingAgainIsANoOp() throws SQLException {
+        String schema = "schema_it_" + Long.toHexString(System.nanoTime());
+        MigrateResult first = flyway(schema).migrate();
+        MigrateResult second = flyway(schema).migrate();
+
+        assertThat(first.migrationsExecuted).isGreaterThanOrEqualTo(1);
+        assertThat(second.migrationsExecuted).isZero();
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            ResultSet tables = s.executeQuery("""
+                    SELECT table_name FROM information_schema.tables WHERE table_schema = '%s' ORDER BY table_name
+                    """.formatted(schema));
+            List<String> names = new ArrayList<>();
+            while (tables.next()) {
+                names.add(tables.getString(1));
+            }
+            assertThat(names).containsExactly("dispatch_audit", "dispatcher_control", "dispatcher_schema_history",
+                    "inbox_message", "outbox_message");
+        }
+    }
+
+    @Test
+    void applicationInsertNeedsOnlyTopicEventTypeAndPayload() throws SQLException {
+        String schema = postgres.createSchema("defaults");
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            ResultSet row = s.executeQuery("""
+                    INSERT INTO outbox_message (topic, event_type, payload) VALUES ('orders', 'OrderPlaced', '\\x7b7d')
+                    RETURNING id, seq, status, attempts, version, content_type, headers::text, visible_after <= now()
+                    """);
+            assertThat(row.next()).isTrue();
+            assertThat(row.getString("id")).hasSize(36);
+            assertThat(row.getLong("seq")).isPositive();
+            assertThat(row.getString("status")).isEqualTo("PENDING");
+            assertThat(row.getInt("attempts")).isZero();
+            assertThat(row.getLong("version")).isZero();
+            assertThat(row.getString("content_type")).isEqualTo("application/json");
+            assertThat(row.getString("headers")).isEqualTo("{}");
+            assertThat(row.getBoolean(8)).isTrue();
+        }
+    }
+
+    @Test
+    void constraintsRejectBadRows() throws SQLException {
+        String schema = postgres.createSchema("constraints");
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            assertThatThrownBy(() -> s.execute(
+                    "INSERT INTO outbox_message (topic, event_type, payload, status) VALUES ('t', 'e', '\\x00', 'SENT')"))
+                    .hasMessageContaining("outbox_message_status_check");
+            assertThatThrownBy(() -> s.execute(
+                    "INSERT INTO outbox_message (topic, event_type, payload, attempts) VALUES ('t', 'e', '\\x00', -1)"))
+                    .hasMessageContaining("outbox_message_attempts_check");
+            assertThatThrownBy(() -> s.execute(
+                    "INSERT INTO outbox_message (topic, event_type, payload) VALUES ('', 'e', '\\x00')"))
+                    .hasMessageContaining("outbox_message_topic_check");
+            assertThatThrownBy(() -> s.execute("""
+                    INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
+                                               source_offset, payload, status)
+                    VALUES ('c', 'm', 't', 0, 0, '\\x00', 'DELIVERED')
+                    """))
+                    .hasMessageContaining("inbox_message_status_check");
+        }
+    }
+
+    @Test
+    void claimStatementsUseIndexesOnALargeSkewedBacklog() throws SQLException {
+        String schema = postgres.createSchema("explain");
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            // 100,000 live rows: one hot key holds half, 63 keys share the rest; plus delivered history.
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT 'bench', CASE WHEN g % 2 = 0 THEN 'hot' ELSE 'key-' || (g % 63) END, 'E', '\\x00'
+                      FROM generate_series(1, 100000) g
+                    """);
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload, status, delivered_at)
+                    SELECT 'bench', 'key-' || (g % 63), 'E', '\\x00', 'DELIVERED', now()
+                      FROM generate_series(1, 20000) g
+                    """);
+            s.execute("ANALYZE outbox_message");
+
+            String unordered = plan(s, "claim_unordered", "text, bigint, int", OutboxSql.CLAIM_UNORDERED,
+                    "'w1', 30000, 500");
+            String perKey = plan(s, "claim_per_key", "text, bigint, int, text", OutboxSql.CLAIM_PER_KEY,
+                    "'w1', 30000, 500, ''");
+
+            assertThat(unordered).doesNotContain("Seq Scan").contains("outbox_message_live_seq_idx");
+            assertThat(perKey).doesNotContain("Seq Scan").contains("outbox_message_live_key_idx");
+        }
+    }
+
+    @Test
+    void perKeyClaimTakesOneContiguousRunPerKeyFromItsHead() throws SQLException {
+        String schema = postgres.createSchema("perkey");
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT 't', CASE WHEN g <= 6 THEN 'a' ELSE 'b' END, 'E', '\\x00' FROM generate_series(1, 10) g
+                    """);
+            // Key b's third row is not visible yet: its run stops before it.
+            s.execute("UPDATE outbox_message SET visible_after = now() + interval '1 hour' WHERE seq = 9");
+            s.execute("PREPARE claim(text, bigint, int, text) AS " + OutboxSql.CLAIM_PER_KEY);
+
+            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '')"));
+            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '')"));
+
+            assertThat(first).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+            assertThat(second).as("both keys are held by w1's leases").isEmpty();
+        }
+    }
+
+    private static List<Long> seqs(ResultSet rows) throws SQLException {
+        List<Long> seqs = new ArrayList<>();
+        while (rows.next()) {
+            seqs.add(rows.getLong("seq"));
+        }
+        seqs.sort(Long::compare);
+        return seqs;
+    }
+
+    private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {
+        s.execute("PREPARE " + name + "(" + types + ") AS " + sql);
+        StringBuilder plan = new StringBuilder();
+        try (ResultSet rows = s.executeQuery("EXPLAIN EXECUTE " + name + "(" + args + ")")) {
+            while (rows.next()) {
+                plan.append(rows.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+}

@@ -1,0 +1,130 @@
+package dev.dispatcher.app.kafka;
+
+import dev.dispatcher.domain.DispatchResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * {@link RecordPublisher} on a plain {@link KafkaProducer}, with {@code acks=all} and idempotence forced on.
+ *
+ * <p>Why not reactor-kafka's {@code KafkaSender} here: a key's run must stop at the first record refused at
+ * hand-off, and every record needs its own result. {@code KafkaSender.send} either hands off every record
+ * ({@code stopOnError(false)}) or ends with one error that does not say which record failed
+ * ({@code stopOnError(true)}), and {@code doOnProducer} refuses {@code send}. So sends use kafka-clients
+ * directly, behind this adapter, as DESIGN.md allows; reactor-kafka stays for the inbox receiver.
+ *
+ * <p>Hand-off runs on a dedicated single thread (not a Reactor non-blocking thread: {@code KafkaProducer.send}
+ * may block up to {@code max.block.ms}). Producer callbacks only complete a future; results continue on
+ * {@link Schedulers#parallel()}.
+ */
+final class KafkaClientsPublisher implements RecordPublisher {
+
+    private final Producer<String, byte[]> producer;
+    private final Admin admin;
+    private final ExecutorService sendThread;
+    private final Scheduler sendScheduler;
+
+    KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
+        Map<String, Object> props = new HashMap<>(producerProperties);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        this.sendThread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "dispatcher-kafka-send");
+            t.setDaemon(true);
+            return t;
+        });
+        this.sendScheduler = Schedulers.fromExecutorService(sendThread, "dispatcher-kafka-send");
+        this.producer = new KafkaProducer<>(props);
+        Map<String, Object> adminProps = new HashMap<>(adminProperties);
+        adminProps.putIfAbsent(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                props.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
+        this.admin = Admin.create(adminProps);
+    }
+
+    @Override
+    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
+        if (records.isEmpty()) {
+            return Mono.just(List.of());
+        }
+        return Mono.fromCallable(() -> handOff(producer, records, ordered))
+                .subscribeOn(sendScheduler)
+                .flatMap(futures -> Mono.fromFuture(
+                        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+                                .thenApply(done -> futures.stream().map(CompletableFuture::join).toList())))
+                .publishOn(Schedulers.parallel());
+    }
+
+    /** Runs on the send thread. Callbacks run on the producer's I/O thread and only complete a future. */
+    private static List<CompletableFuture<DispatchResult>> handOff(
+            Producer<String, byte[]> producer, List<OutboundRecord> records, boolean ordered) {
+        List<CompletableFuture<DispatchResult>> results = new ArrayList<>(records.size());
+        boolean stopped = false;
+        for (OutboundRecord record : records) {
+            CompletableFuture<DispatchResult> result = new CompletableFuture<>();
+            results.add(result);
+            if (stopped) {
+                result.complete(new DispatchResult.NotAttempted("an earlier record of the same key failed"));
+                continue;
+            }
+            try {
+                producer.send(toProducerRecord(record), (metadata, error) ->
+                        result.complete(error == null ? DispatchResult.PUBLISHED : failed(error)));
+            } catch (RuntimeException e) {
+                result.complete(failed(e));
+            }
+            stopped = ordered && result.isDone() && !(result.getNow(null) instanceof DispatchResult.Published);
+        }
+        return results;
+    }
+
+    private static DispatchResult failed(Throwable error) {
+        return new DispatchResult.Failed(KafkaFailures.classify(error), KafkaFailures.describe(error));
+    }
+
+    private static ProducerRecord<String, byte[]> toProducerRecord(OutboundRecord record) {
+        RecordHeaders headers = new RecordHeaders();
+        record.headers().forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
+        return new ProducerRecord<>(record.topic(), null, record.key(), record.value(), headers);
+    }
+
+    @Override
+    public Mono<Boolean> probe(Duration timeout) {
+        return Mono.fromFuture(() -> admin
+                        .describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
+                        .nodes().toCompletionStage().toCompletableFuture())
+                .map(nodes -> !nodes.isEmpty())
+                .timeout(timeout.plusMillis(500))
+                .onErrorReturn(false)
+                .publishOn(Schedulers.parallel());
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(10));
+        admin.close(Duration.ofSeconds(5));
+        sendScheduler.dispose();
+    }
+}

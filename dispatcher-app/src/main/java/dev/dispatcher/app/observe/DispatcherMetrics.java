@@ -1,0 +1,172 @@
+package dev.dispatcher.app.observe;
+
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.Transition;
+import dev.dispatcher.domain.TransitionOutcome;
+import dev.dispatcher.domain.TransitionResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records Dispatcher's metrics under their fixed names and logs every non-applied transition.
+ *
+ * <ul>
+ *   <li>{@code dispatcher.transition.attempts{queue, transition, outcome, durable_status}}</li>
+ *   <li>{@code dispatcher.messages{queue, result}}: published, succeeded, failed, dead_lettered, persist_skipped,
+ *       persist_rejected, duplicate</li>
+ *   <li>gauges {@code dispatcher.queue.depth{queue, status}} and {@code dispatcher.queue.oldest.age{queue}}
+ *       (seconds)</li>
+ *   <li>timers {@code dispatcher.publish.latency} and {@code dispatcher.commit.to.publish}</li>
+ *   <li>{@code dispatcher.lease.expirations{queue}}</li>
+ * </ul>
+ * Thread-safe.
+ */
+public final class DispatcherMetrics {
+
+    private static final Logger log = LoggerFactory.getLogger(DispatcherMetrics.class);
+
+    /** {@code dispatcher.messages} result values. */
+    public enum Result {
+        PUBLISHED("published"),
+        SUCCEEDED("succeeded"),
+        FAILED("failed"),
+        DEAD_LETTERED("dead_lettered"),
+        PERSIST_SKIPPED("persist_skipped"),
+        PERSIST_REJECTED("persist_rejected"),
+        DUPLICATE("duplicate");
+
+        private final String tag;
+
+        Result(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return tag;
+        }
+    }
+
+    private final MeterRegistry registry;
+    private final Timer publishLatency;
+    private final Timer commitToPublish;
+
+    public DispatcherMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.publishLatency = Timer.builder("dispatcher.publish.latency")
+                .description("Hand-off to Kafka acknowledgement")
+                .publishPercentileHistogram()
+                .register(registry);
+        this.commitToPublish = Timer.builder("dispatcher.commit.to.publish")
+                .description("Outbox insert to Kafka acknowledgement")
+                .publishPercentileHistogram()
+                .register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Counts one transition result and, unless applied, logs a warning with worker id, message id, outcome and
+     * durable status.
+     */
+    public void transition(Queue queue, String workerId, Transition requested, TransitionResult result) {
+        Counter.builder("dispatcher.transition.attempts")
+                .tag("queue", queue.tag())
+                .tag("transition", requested.tag())
+                .tag("outcome", result.outcome().tag())
+                .tag("durable_status", result.durableStatusTag())
+                .register(registry)
+                .increment();
+        switch (result.outcome()) {
+            case TransitionOutcome.Applied applied -> {
+            }
+            case TransitionOutcome.StaleLease stale -> warn(queue, workerId, requested, result);
+            case TransitionOutcome.Terminal terminal -> warn(queue, workerId, requested, result);
+            case TransitionOutcome.ConcurrencyLost lost -> warn(queue, workerId, requested, result);
+            case TransitionOutcome.Missing missing -> warn(queue, workerId, requested, result);
+        }
+    }
+
+    private static void warn(Queue queue, String workerId, Transition requested, TransitionResult result) {
+        log.warn("transition not applied: queue={} worker={} message={} transition={} outcome={} durable_status={}",
+                queue.tag(), workerId, result.entry().id(), requested.tag(), result.outcome().tag(),
+                result.durableStatusTag());
+    }
+
+    /** Counts messages with {@code result}. */
+    public void messages(Queue queue, Result result, long count) {
+        if (count > 0) {
+            Counter.builder("dispatcher.messages")
+                    .tag("queue", queue.tag())
+                    .tag("result", result.tag())
+                    .register(registry)
+                    .increment(count);
+        }
+    }
+
+    /** Counts claims that took over an expired lease. */
+    public void leaseExpirations(Queue queue, long count) {
+        if (count > 0) {
+            Counter.builder("dispatcher.lease.expirations")
+                    .tag("queue", queue.tag())
+                    .register(registry)
+                    .increment(count);
+        }
+    }
+
+    public void publishLatency(Duration latency) {
+        publishLatency.record(latency);
+    }
+
+    public void commitToPublish(Duration latency) {
+        if (!latency.isNegative()) {
+            commitToPublish.record(latency);
+        }
+    }
+
+    /**
+     * Registers the depth gauges of {@code queue}; the returned holder is updated by whoever polls the backlog.
+     */
+    public QueueGauges queueGauges(Queue queue) {
+        QueueGauges gauges = new QueueGauges();
+        Gauge.builder("dispatcher.queue.depth", gauges.pending, AtomicLong::get)
+                .tag("queue", queue.tag()).tag("status", "pending").register(registry);
+        Gauge.builder("dispatcher.queue.depth", gauges.retryScheduled, AtomicLong::get)
+                .tag("queue", queue.tag()).tag("status", "retry_scheduled").register(registry);
+        Gauge.builder("dispatcher.queue.oldest.age", gauges.oldestAgeMillis, v -> v.get() / 1000.0)
+                .tag("queue", queue.tag()).baseUnit("seconds").register(registry);
+        return gauges;
+    }
+
+    /** Latest backlog figures of one queue, read by the gauges. */
+    public static final class QueueGauges {
+        private final AtomicLong pending = new AtomicLong();
+        private final AtomicLong retryScheduled = new AtomicLong();
+        private final AtomicLong oldestAgeMillis = new AtomicLong();
+
+        public void update(long pending, long retryScheduled, Duration oldestAge) {
+            this.pending.set(pending);
+            this.retryScheduled.set(retryScheduled);
+            this.oldestAgeMillis.set(oldestAge.toMillis());
+        }
+
+        public long pending() {
+            return pending.get();
+        }
+
+        public long retryScheduled() {
+            return retryScheduled.get();
+        }
+
+        public Duration oldestAge() {
+            return Duration.ofMillis(oldestAgeMillis.get());
+        }
+    }
+}

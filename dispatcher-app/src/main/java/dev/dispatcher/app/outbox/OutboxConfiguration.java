@@ -1,0 +1,97 @@
+package dev.dispatcher.app.outbox;
+
+import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.kafka.Publishers;
+import dev.dispatcher.app.kafka.RecordPublisher;
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.store.Ordering;
+import dev.dispatcher.app.store.OutboxStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.r2dbc.spi.ConnectionFactory;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the relay, its listener, pause switch, retention and the Kafka publisher from configuration. */
+@Configuration(proxyBeanMethods = false)
+public class OutboxConfiguration {
+
+    /** How long shutdown waits for in-flight batches to publish and write their transitions. */
+    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
+    /** How often retention runs. */
+    static final Duration RETENTION_EVERY = Duration.ofMinutes(1);
+
+    /** Producer settings Dispatcher relies on unless the operator set them under spring.kafka.producer.*. */
+    static Map<String, Object> producerDefaults(Map<String, Object> configured) {
+        Map<String, Object> props = new HashMap<>(configured);
+        props.putIfAbsent("linger.ms", 5);
+        props.putIfAbsent("batch.size", 131072);
+        props.putIfAbsent("delivery.timeout.ms", 30000);
+        props.putIfAbsent("request.timeout.ms", 10000);
+        props.putIfAbsent("max.block.ms", 10000);
+        props.putIfAbsent("max.in.flight.requests.per.connection", 5);
+        return props;
+    }
+
+    @Bean
+    OutboxStore outboxStore(ConnectionFactory connectionFactory) {
+        return OutboxStore.r2dbc(connectionFactory);
+    }
+
+    @Bean(destroyMethod = "close")
+    RecordPublisher recordPublisher(KafkaProperties kafka) {
+        return Publishers.kafka(producerDefaults(kafka.buildProducerProperties()), kafka.buildAdminProperties());
+    }
+
+    @Bean
+    DispatcherMetrics dispatcherMetrics(MeterRegistry registry) {
+        return new DispatcherMetrics(registry);
+    }
+
+    @Bean
+    CircuitBreaker relayCircuitBreaker(MeterRegistry registry) {
+        CircuitBreakerRegistry breakers = CircuitBreakerRegistry.of(RelayBreaker.config());
+        CircuitBreaker breaker = breakers.circuitBreaker("kafka");
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(registry);
+        return breaker;
+    }
+
+    @Bean
+    PauseSwitch pauseSwitch(ConnectionFactory connectionFactory, DispatcherProperties properties) {
+        return new PauseSwitch(connectionFactory, properties.relay().pollInterval());
+    }
+
+    @Bean
+    Relay relay(OutboxStore store, RecordPublisher publisher, CircuitBreaker relayCircuitBreaker,
+            DispatcherMetrics metrics, PauseSwitch pauseSwitch, DispatcherProperties properties) {
+        DispatcherProperties.Relay relay = properties.relay();
+        RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
+                relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
+                Ordering.valueOf(relay.ordering().name()), properties.retry().toPolicy(RandomGenerator.getDefault()),
+                DRAIN_TIMEOUT);
+        return new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
+    }
+
+    @Bean
+    OutboxListener outboxListener(ConnectionFactory connectionFactory, Relay relay, DispatcherProperties properties) {
+        return new OutboxListener(connectionFactory, properties.schema(), relay::wake, Duration.ofSeconds(10));
+    }
+
+    @Bean
+    Retention retention(OutboxStore store, ConnectionFactory connectionFactory, DispatcherProperties properties) {
+        DispatcherProperties.Retention r = properties.retention();
+        return new Retention(store, connectionFactory, r.delivered(), r.deadLettered(), r.audit());
+    }
+
+    @Bean
+    RelayLifecycle relayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention) {
+        return new RelayLifecycle(relay, listener, pauseSwitch, retention, RETENTION_EVERY);
+    }
+}

@@ -1,0 +1,422 @@
+package dev.dispatcher.app.outbox;
+
+import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.RecordPublisher;
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.DispatcherMetrics.Result;
+import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.OutboxStore;
+import dev.dispatcher.app.store.TransitionRequest;
+import dev.dispatcher.domain.DispatchDecision;
+import dev.dispatcher.domain.DispatchResult;
+import dev.dispatcher.domain.FailureKind;
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.Transition;
+import dev.dispatcher.domain.TransitionOutcome;
+import dev.dispatcher.domain.TransitionResult;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.r2dbc.spi.R2dbcBadGrammarException;
+import io.r2dbc.spi.R2dbcDataIntegrityViolationException;
+import io.r2dbc.spi.R2dbcException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
+
+/**
+ * The outbox relay: claims leased batches, publishes them, and writes their transitions.
+ *
+ * <p>Pull-based: a batch is claimed only when fewer than {@code maxInFlightBatches} are unfinished, so leased but
+ * unfinished rows never exceed {@code maxInFlightBatches x batchSize}. A full batch claims again at once; otherwise
+ * the relay waits for {@link #wake()} (driven by {@code LISTEN/NOTIFY}) or the poll interval.
+ *
+ * <p>Each batch is split into lanes (a key's run, in seq order; rows without a key, or every row with
+ * {@code ordering=none}, share an unordered lane), lanes are published concurrently, and every message's result
+ * goes through {@link DispatchDecision}. In an ordered lane, the rows after the first failure are released. The
+ * batch's transitions are one statement; their outcomes drive metrics, and non-applied outcomes are never counted
+ * as published. In-flight leases are renewed every third of the lease.
+ *
+ * <p>Broker-availability failures feed the circuit breaker; while it is open the relay claims nothing and probes
+ * Kafka with an admin call every poll interval, half-opening when it answers. Unavailable sends release their rows
+ * without spending attempts.
+ *
+ * <p>{@link #stop()} stops claiming, lets in-flight batches finish and write their transitions (lanes not yet handed
+ * off are released), and completes when they are done or the drain timeout passes.
+ */
+public final class Relay {
+
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
+    private static final Object TICK = new Object();
+
+    private final OutboxStore store;
+    private final RecordPublisher publisher;
+    private final RelaySettings settings;
+    private final CircuitBreaker breaker;
+    private final DispatcherMetrics metrics;
+    private final BooleanSupplier paused;
+
+    /** Latest wake-up generation; replayed to each new waiter so no wake-up between claim and wait is lost. */
+    private final Sinks.Many<Long> wakeups = Sinks.many().replay().latest();
+    private final AtomicLong generation = new AtomicLong();
+    /** Owned by the claim loop (claims run one at a time). */
+    private volatile long seenGeneration = -1;
+    private volatile boolean lastBatchFull;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final Sinks.Empty<Void> finished = Sinks.empty();
+    private volatile Disposable running;
+
+    public Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
+            DispatcherMetrics metrics, BooleanSupplier paused) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.publisher = Objects.requireNonNull(publisher, "publisher");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.breaker = Objects.requireNonNull(breaker, "breaker");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.paused = Objects.requireNonNull(paused, "paused");
+        wakeups.tryEmitNext(0L);
+    }
+
+    /** Starts claiming. Idempotent. */
+    public synchronized void start() {
+        if (running != null) {
+            return;
+        }
+        running = Flux.<Object>generate(sink -> {
+                    if (stopping.get()) {
+                        sink.complete();
+                    } else {
+                        sink.next(TICK);
+                    }
+                })
+                .concatMap(tick -> nextBatch(), 0)
+                .flatMap(this::process, settings.maxInFlightBatches(), 1)
+                .subscribeOn(Schedulers.parallel())
+                .doFinally(signal -> finished.tryEmitEmpty())
+                .subscribe(null, e -> log.error("relay {} stopped on an unexpected error", settings.workerId(), e));
+        log.info("relay {} started: batch-size={} max-in-flight-batches={} publish-concurrency={} ordering={}",
+                settings.workerId(), settings.batchSize(), settings.maxInFlightBatches(),
+                settings.publishConcurrency(), settings.ordering());
+    }
+
+    /** Signals new work (a notification arrived, or a listener reconnected). Cheap, callable from any thread. */
+    public void wake() {
+        wakeups.tryEmitNext(generation.incrementAndGet());
+    }
+
+    /**
+     * Stops claiming and drains: in-flight batches finish and write their transitions; lanes not yet handed off
+     * are released. Completes when drained or after the drain timeout (then in-flight work is cancelled and its
+     * leases run out).
+     */
+    public Mono<Void> stop() {
+        return Mono.defer(() -> {
+            if (running == null) {
+                return Mono.empty();
+            }
+            stopping.set(true);
+            wake();
+            return finished.asMono()
+                    .timeout(settings.drainTimeout())
+                    .onErrorResume(e -> {
+                        log.warn("relay {} did not drain within {}; cancelling", settings.workerId(),
+                                settings.drainTimeout());
+                        running.dispose();
+                        return Mono.empty();
+                    })
+                    .doOnSuccess(v -> log.info("relay {} stopped", settings.workerId()));
+        });
+    }
+
+    /** Whether the relay has been asked to stop. */
+    public boolean isStopping() {
+        return stopping.get();
+    }
+
+    public RelaySettings settings() {
+        return settings;
+    }
+
+    // ---------------------------------------------------------------- claiming
+
+    private Mono<List<ClaimedMessage>> nextBatch() {
+        return Mono.defer(() -> stopping.get() ? Mono.<List<ClaimedMessage>>empty() : gate().flatMap(go -> go
+                        ? claim()
+                        : Mono.empty()))
+                .repeatWhenEmpty(repeats -> repeats.takeWhile(r -> !stopping.get()));
+    }
+
+    /** Completes with whether to claim now: waits for work, honours the pause switch and the open breaker. */
+    private Mono<Boolean> gate() {
+        if (paused.getAsBoolean()) {
+            return waitForWakeOrPoll().thenReturn(false);
+        }
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            return Mono.delay(settings.pollInterval())
+                    .then(publisher.probe(settings.pollInterval().plusSeconds(1)))
+                    .map(up -> {
+                        if (up) {
+                            log.info("relay {}: Kafka answers again; half-opening the circuit breaker",
+                                    settings.workerId());
+                            breaker.transitionToHalfOpenState();
+                        }
+                        return up;
+                    });
+        }
+        if (lastBatchFull) {
+            return Mono.just(true);
+        }
+        return waitForWakeOrPoll().thenReturn(true);
+    }
+
+    private Mono<Void> waitForWakeOrPoll() {
+        long seen = seenGeneration;
+        return wakeups.asFlux()
+                .filter(g -> g > seen)
+                .next()
+                .timeout(settings.pollInterval(), Mono.just(seen))
+                .then();
+    }
+
+    private Mono<List<ClaimedMessage>> claim() {
+        seenGeneration = generation.get();
+        return store.claimBatch(settings.workerId(), settings.batchSize(), settings.leaseDuration(),
+                        settings.ordering())
+                .doOnNext(batch -> {
+                    lastBatchFull = batch.size() >= settings.batchSize();
+                    metrics.leaseExpirations(Queue.OUTBOX, batch.stream().filter(ClaimedMessage::leaseExpired).count());
+                })
+                .filter(batch -> !batch.isEmpty())
+                .onErrorResume(e -> {
+                    log.warn("relay {}: claim failed ({}); retrying after {}", settings.workerId(), e.toString(),
+                            settings.pollInterval());
+                    lastBatchFull = false;
+                    return Mono.delay(settings.pollInterval()).then(Mono.empty());
+                });
+    }
+
+    // ---------------------------------------------------------------- one batch
+
+    /** A claimed message with the result of its dispatch attempt. */
+    private record Attempt(ClaimedMessage message, DispatchResult result) {
+    }
+
+    private Mono<Void> process(List<ClaimedMessage> batch) {
+        Mono<List<Attempt>> sent = Flux.fromIterable(lanes(batch))
+                .flatMap(this::publishLane, settings.publishConcurrency())
+                .flatMapIterable(attempts -> attempts)
+                .collectList()
+                .cache();
+        Mono<Void> renewals = Flux.interval(settings.renewEvery())
+                .takeUntilOther(sent)
+                .concatMap(tick -> renew(batch))
+                .then();
+        return Mono.when(sent, renewals)
+                .then(sent)
+                .flatMap(this::write)
+                .onErrorResume(e -> {
+                    log.error("relay {}: batch of {} failed unexpectedly", settings.workerId(), batch.size(), e);
+                    return Mono.empty();
+                });
+    }
+
+    /** A key's run (ordered) or a group of rows that need no order. */
+    private record Lane(List<ClaimedMessage> messages, boolean ordered) {
+    }
+
+    private List<Lane> lanes(List<ClaimedMessage> batch) {
+        return switch (settings.ordering()) {
+            case NONE -> List.of(new Lane(batch, false));
+            case PER_KEY -> {
+                Map<String, List<ClaimedMessage>> runs = new LinkedHashMap<>();
+                List<ClaimedMessage> unkeyed = new ArrayList<>();
+                for (ClaimedMessage m : batch) {
+                    if (m.key() == null) {
+                        unkeyed.add(m);
+                    } else {
+                        runs.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
+                    }
+                }
+                List<Lane> lanes = new ArrayList<>(runs.size() + 1);
+                runs.values().forEach(run -> {
+                    run.sort((a, b) -> Long.compare(a.leased().seq(), b.leased().seq()));
+                    lanes.add(new Lane(run, true));
+                });
+                if (!unkeyed.isEmpty()) {
+                    lanes.add(new Lane(unkeyed, false));
+                }
+                yield lanes;
+            }
+        };
+    }
+
+    private Mono<List<Attempt>> publishLane(Lane lane) {
+        if (stopping.get()) {
+            return Mono.just(notAttempted(lane, "relay shutting down"));
+        }
+        if (!breaker.tryAcquirePermission()) {
+            return Mono.just(notAttempted(lane, "circuit breaker open"));
+        }
+        List<OutboundRecord> records = lane.messages().stream().map(Relay::toRecord).toList();
+        long start = System.nanoTime();
+        return publisher.publish(records, lane.ordered())
+                .map(results -> {
+                    Duration latency = Duration.ofNanos(System.nanoTime() - start);
+                    feedBreaker(results, latency);
+                    Instant now = Instant.now();
+                    List<Attempt> attempts = new ArrayList<>(results.size());
+                    boolean blocked = false;
+                    for (int i = 0; i < results.size(); i++) {
+                        ClaimedMessage m = lane.messages().get(i);
+                        DispatchResult r = results.get(i);
+                        if (r instanceof DispatchResult.Published) {
+                            metrics.publishLatency(latency);
+                            metrics.commitToPublish(Duration.between(m.createdAt(), now));
+                        } else if (blocked) {
+                            r = new DispatchResult.NotAttempted("an earlier message of key " + m.key() + " failed");
+                        } else {
+                            blocked = lane.ordered();
+                        }
+                        attempts.add(new Attempt(m, r));
+                    }
+                    return attempts;
+                });
+    }
+
+    private void feedBreaker(List<DispatchResult> results, Duration latency) {
+        boolean unavailable = results.stream().anyMatch(r ->
+                r instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE);
+        if (unavailable) {
+            breaker.onError(latency.toNanos(), TimeUnit.NANOSECONDS, new KafkaUnavailableException());
+        } else {
+            breaker.onSuccess(latency.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private static List<Attempt> notAttempted(Lane lane, String reason) {
+        DispatchResult result = new DispatchResult.NotAttempted(reason);
+        return lane.messages().stream().map(m -> new Attempt(m, result)).toList();
+    }
+
+    static OutboundRecord toRecord(ClaimedMessage m) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("message-id", m.leased().id().value());
+        headers.put("event-type", m.eventType());
+        headers.put("content-type", m.contentType());
+        if (m.correlationId() != null) {
+            headers.put("correlation-id", m.correlationId());
+        }
+        if (m.causationId() != null) {
+            headers.put("causation-id", m.causationId());
+        }
+        // Stored headers (traceparent among them when the producer sent one) never override the reserved ones.
+        m.headers().forEach(headers::putIfAbsent);
+        return new OutboundRecord(m.topic(), m.key(), m.payload(), headers);
+    }
+
+    private Mono<Void> renew(List<ClaimedMessage> batch) {
+        List<TransitionRequest> requests = batch.stream()
+                .map(m -> new TransitionRequest(m.leased(), new Transition.RenewLease(settings.leaseDuration())))
+                .toList();
+        return store.transition(requests)
+                .doOnNext(results -> {
+                    for (int i = 0; i < results.size(); i++) {
+                        metrics.transition(Queue.OUTBOX, settings.workerId(), requests.get(i).transition(),
+                                results.get(i));
+                    }
+                })
+                .onErrorResume(e -> {
+                    log.warn("relay {}: lease renewal failed: {}", settings.workerId(), e.toString());
+                    return Mono.empty();
+                })
+                .then();
+    }
+
+    // ---------------------------------------------------------------- transitions
+
+    private Mono<Void> write(List<Attempt> attempts) {
+        List<TransitionRequest> requests = new ArrayList<>(attempts.size());
+        long failed = 0;
+        for (Attempt a : attempts) {
+            if (a.result() instanceof DispatchResult.Failed) {
+                failed++;
+            }
+            Transition t = DispatchDecision.decide(a.result(), a.message().leased().attempts(),
+                    settings.retryPolicy());
+            requests.add(new TransitionRequest(a.message().leased(), t));
+        }
+        metrics.messages(Queue.OUTBOX, Result.FAILED, failed);
+        return store.transition(requests)
+                .retryWhen(Retry.backoff(5, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(2))
+                        .filter(Relay::isTransient))
+                .doOnNext(results -> record(requests, results))
+                .onErrorResume(e -> {
+                    log.error("relay {}: writing {} transitions failed; their leases will expire and the messages "
+                            + "will be claimed again", settings.workerId(), requests.size(), e);
+                    metrics.messages(Queue.OUTBOX, Result.PERSIST_REJECTED, requests.size());
+                    return Mono.empty();
+                })
+                .then();
+    }
+
+    /** Lease-guarded transitions are safe to repeat: a lost commit is recognised as our own write. */
+    private static boolean isTransient(Throwable e) {
+        return e instanceof R2dbcException
+                && !(e instanceof R2dbcBadGrammarException)
+                && !(e instanceof R2dbcDataIntegrityViolationException);
+    }
+
+    private void record(List<TransitionRequest> requests, List<TransitionResult> results) {
+        Map<String, Transition> byId = new LinkedHashMap<>();
+        requests.forEach(r -> byId.putIfAbsent(r.leased().id().value(), r.transition()));
+        long published = 0;
+        long deadLettered = 0;
+        long skipped = 0;
+        for (TransitionResult result : results) {
+            Transition requested = byId.get(result.entry().id().value());
+            metrics.transition(Queue.OUTBOX, settings.workerId(), requested, result);
+            switch (result.outcome()) {
+                case TransitionOutcome.Applied applied -> {
+                    switch (requested) {
+                        case Transition.Deliver d -> published++;
+                        case Transition.DeadLetter d -> deadLettered++;
+                        case Transition.ScheduleRetry r -> {
+                        }
+                        case Transition.Release r -> {
+                        }
+                        case Transition.RenewLease r -> {
+                        }
+                    }
+                }
+                case TransitionOutcome.StaleLease stale -> skipped++;
+                case TransitionOutcome.Terminal terminal -> skipped++;
+                case TransitionOutcome.ConcurrencyLost lost -> skipped++;
+                case TransitionOutcome.Missing missing -> skipped++;
+            }
+        }
+        metrics.messages(Queue.OUTBOX, Result.PUBLISHED, published);
+        metrics.messages(Queue.OUTBOX, Result.DEAD_LETTERED, deadLettered);
+        metrics.messages(Queue.OUTBOX, Result.PERSIST_SKIPPED, skipped);
+    }
+
+    /** Recorded by the circuit breaker for broker-availability failures. */
+    static final class KafkaUnavailableException extends RuntimeException {
+        KafkaUnavailableException() {
+            super("Kafka unavailable", null, false, false);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.dispatcher.app.outbox;
+
+import dev.dispatcher.app.store.Ordering;
+import dev.dispatcher.domain.RetryPolicy;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable settings of one relay, already validated by the configuration layer.
+ *
+ * @param workerId lease owner name, also in logs
+ * @param batchSize rows per claim
+ * @param maxInFlightBatches claimed batches not yet finished, at most
+ * @param publishConcurrency key runs (lanes) of one batch published at once
+ * @param leaseDuration lease length; renewed at a third of it while a batch is in flight
+ * @param pollInterval fallback wake-up when no notification arrives, and the breaker's probe interval
+ * @param ordering per-key or none
+ * @param retryPolicy backoff and attempt limit
+ * @param drainTimeout how long shutdown waits for in-flight batches
+ */
+public record RelaySettings(
+        String workerId,
+        int batchSize,
+        int maxInFlightBatches,
+        int publishConcurrency,
+        Duration leaseDuration,
+        Duration pollInterval,
+        Ordering ordering,
+        RetryPolicy retryPolicy,
+        Duration drainTimeout) {
+
+    public RelaySettings {
+        Objects.requireNonNull(workerId, "workerId");
+        Objects.requireNonNull(leaseDuration, "leaseDuration");
+        Objects.requireNonNull(pollInterval, "pollInterval");
+        Objects.requireNonNull(ordering, "ordering");
+        Objects.requireNonNull(retryPolicy, "retryPolicy");
+        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        if (batchSize < 1 || maxInFlightBatches < 1 || publishConcurrency < 1) {
+            throw new IllegalArgumentException("batch size, in-flight batches and publish concurrency must be >= 1");
+        }
+    }
+
+    /** How often in-flight leases are renewed. */
+    public Duration renewEvery() {
+        return leaseDuration.dividedBy(3);
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The relay: pulls leased batches from the outbox, publishes them to Kafka with bounded concurrency, and writes
+ * each batch's transitions in one statement. Also the wake-up listener ({@code LISTEN/NOTIFY}), the cluster-wide
+ * pause switch, and retention.
+ */
+package dev.dispatcher.app.outbox;

@@ -1,0 +1,203 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.Lease;
+import dev.dispatcher.domain.LeasedMessage;
+import dev.dispatcher.domain.MessageId;
+import dev.dispatcher.domain.MessageState;
+import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.Transition;
+import dev.dispatcher.domain.TransitionClassifier;
+import dev.dispatcher.domain.TransitionResult;
+import dev.dispatcher.sql.OutboxSql;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/** {@link OutboxStore} on R2DBC and PostgreSQL. Thread-safe; the per-key walk cursor is the only shared state. */
+final class R2dbcOutboxStore implements OutboxStore {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final ConnectionFactory connections;
+    /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
+    private final AtomicReference<String> keyCursor = new AtomicReference<>("");
+
+    R2dbcOutboxStore(ConnectionFactory connections) {
+        this.connections = connections;
+    }
+
+    private <T> Flux<T> run(Function<Connection, Flux<T>> work) {
+        return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
+    }
+
+    @Override
+    public Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering) {
+        return Mono.defer(() -> {
+            String cursor = keyCursor.get();
+            return run(c -> {
+                        Statement s = switch (ordering) {
+                            case PER_KEY -> c.createStatement(OutboxSql.CLAIM_PER_KEY).bind("$4", cursor);
+                            case NONE -> c.createStatement(OutboxSql.CLAIM_UNORDERED);
+                        };
+                        s.bind("$1", owner).bind("$2", lease.toMillis()).bind("$3", limit);
+                        return Flux.from(s.execute()).flatMap(r -> r.map(R2dbcOutboxStore::claimed));
+                    })
+                    .collectList()
+                    .doOnNext(batch -> {
+                        if (ordering == Ordering.PER_KEY) {
+                            keyCursor.set(nextCursor(cursor, batch));
+                        }
+                    });
+        });
+    }
+
+    /** The greatest key claimed after the cursor, else the greatest claimed (the walk wrapped), else the start. */
+    static String nextCursor(String cursor, List<ClaimedMessage> batch) {
+        String after = null;
+        String any = null;
+        for (ClaimedMessage m : batch) {
+            String key = m.key();
+            if (key == null) {
+                continue;
+            }
+            if (key.compareTo(cursor) > 0 && (after == null || key.compareTo(after) > 0)) {
+                after = key;
+            }
+            if (any == null || key.compareTo(any) > 0) {
+                any = key;
+            }
+        }
+        return after != null ? after : any != null && any.compareTo(cursor) < 0 ? any : "";
+    }
+
+    private static ClaimedMessage claimed(Readable row) {
+        UUID id = row.get("id", UUID.class);
+        Lease lease = new Lease(row.get("lease_owner", String.class), row.get("lease_token", UUID.class),
+                row.get("lease_until", Instant.class));
+        LeasedMessage leased = new LeasedMessage(MessageId.of(id), lease, row.get("version", Long.class),
+                row.get("attempts", Integer.class), MessageStatus.parse(row.get("status", String.class)),
+                row.get("message_key", String.class), row.get("seq", Long.class));
+        return new ClaimedMessage(leased, row.get("topic", String.class), row.get("event_type", String.class),
+                row.get("payload", byte[].class), row.get("content_type", String.class),
+                headers(row.get("headers", String.class)), row.get("correlation_id", String.class),
+                row.get("causation_id", String.class), row.get("created_at", Instant.class),
+                Boolean.TRUE.equals(row.get("lease_expired", Boolean.class)));
+    }
+
+    static Map<String, String> headers(String json) {
+        if (json == null || json.equals("{}")) {
+            return Map.of();
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        JSON.readTree(json).properties().forEach(e ->
+                headers.put(e.getKey(), e.getValue().isString() ? e.getValue().asString() : e.getValue().toString()));
+        return headers;
+    }
+
+    @Override
+    public Mono<List<TransitionResult>> transition(List<TransitionRequest> requests) {
+        if (requests.isEmpty()) {
+            return Mono.just(List.of());
+        }
+        return Mono.defer(() -> {
+            Map<UUID, TransitionRequest> distinct = new LinkedHashMap<>();
+            requests.forEach(r -> distinct.putIfAbsent(r.leased().id().asUuid(), r));
+            int n = distinct.size();
+            UUID[] ids = new UUID[n];
+            UUID[] tokens = new UUID[n];
+            String[] kinds = new String[n];
+            Long[] millis = new Long[n];
+            String[] errors = new String[n];
+            int i = 0;
+            for (TransitionRequest r : distinct.values()) {
+                ids[i] = r.leased().id().asUuid();
+                tokens[i] = r.leased().lease().token();
+                kinds[i] = r.transition().tag();
+                millis[i] = switch (r.transition()) {
+                    case Transition.ScheduleRetry retry -> retry.delay().toMillis();
+                    case Transition.RenewLease renew -> renew.duration().toMillis();
+                    case Transition.Deliver d -> 0L;
+                    case Transition.DeadLetter d -> 0L;
+                    case Transition.Release rel -> 0L;
+                };
+                errors[i] = switch (r.transition()) {
+                    case Transition.ScheduleRetry retry -> truncate(retry.error());
+                    case Transition.DeadLetter dead -> truncate(dead.reason());
+                    case Transition.Deliver d -> null;
+                    case Transition.RenewLease renew -> null;
+                    case Transition.Release rel -> null;
+                };
+                i++;
+            }
+            return run(c -> Flux.from(c.createStatement(OutboxSql.TRANSITION)
+                                    .bind("$1", ids).bind("$2", tokens).bind("$3", kinds)
+                                    .bind("$4", millis).bind("$5", errors)
+                                    .execute())
+                            .flatMap(r -> r.map(row -> classify(row, distinct))))
+                    .collectList();
+        });
+    }
+
+    private static String truncate(String error) {
+        return error == null || error.length() <= 2000 ? error : error.substring(0, 2000);
+    }
+
+    private static TransitionResult classify(Readable row, Map<UUID, TransitionRequest> requests) {
+        UUID id = row.get("id", UUID.class);
+        TransitionRequest request = requests.get(id);
+        MessageId messageId = MessageId.of(id);
+        return TransitionClassifier.classify(Queue.OUTBOX, request.transition(), request.leased(),
+                state(row, "snap", messageId), state(row, "cur", messageId), state(row, "upd", messageId),
+                row.get("db_now", Instant.class));
+    }
+
+    private static Optional<MessageState> state(Readable row, String prefix, MessageId id) {
+        if (!Boolean.TRUE.equals(row.get(prefix + "_found", Boolean.class))) {
+            return Optional.empty();
+        }
+        return Optional.of(new MessageState(id, MessageStatus.parse(row.get(prefix + "_status", String.class)),
+                row.get(prefix + "_token", UUID.class), row.get(prefix + "_until", Instant.class),
+                row.get(prefix + "_version", Long.class), row.get(prefix + "_attempts", Integer.class)));
+    }
+
+    @Override
+    public Mono<Long> purgeFinished(MessageStatus status, Duration age, int limit) {
+        if (!status.isTerminal()) {
+            return Mono.error(new IllegalArgumentException("only finished rows are purged, not " + status));
+        }
+        return run(c -> Flux.from(c.createStatement(OutboxSql.DELETE_FINISHED)
+                        .bind("$1", status.name()).bind("$2", age.toMillis()).bind("$3", limit)
+                        .execute())
+                .flatMap(r -> Mono.from(r.getRowsUpdated())))
+                .reduce(0L, Long::sum);
+    }
+
+    @Override
+    public Mono<Backlog> backlog() {
+        return run(c -> Flux.from(c.createStatement(OutboxSql.BACKLOG).execute())
+                .flatMap(r -> r.map(row -> new Backlog(row.get("pending", Long.class),
+                        row.get("retry_scheduled", Long.class),
+                        Duration.ofMillis(row.get("oldest_age_ms", Long.class))))))
+                .next()
+                .defaultIfEmpty(new Backlog(0, 0, Duration.ZERO));
+    }
+
+    @Override
+    public String toString() {
+        return "R2dbcOutboxStore";
+    }
+}

@@ -1,0 +1,31 @@
+package dev.dispatcher.sql;
+
+/** Statements on {@code dispatch_audit}: one row per operator mutation, written in the mutation's transaction. */
+public final class AuditSql {
+
+    private AuditSql() {
+    }
+
+    /**
+     * Appends one audit row. Parameters: {@code $1} actor, {@code $2} action, {@code $3} queue, {@code $4}
+     * message id (nullable), {@code $5} detail JSON, {@code $6} before JSON (nullable), {@code $7} after JSON
+     * (nullable). Append-only: no index but the identity primary key is touched on insert.
+     */
+    public static final String INSERT = """
+            INSERT INTO dispatch_audit (actor, action, queue, message_id, detail, before_state, after_state)
+            VALUES ($1, $2, $3, $4, coalesce($5::jsonb, '{}'::jsonb), $6::jsonb, $7::jsonb)
+            RETURNING id, occurred_at
+            """;
+
+    /**
+     * Deletes up to {@code $2} audit rows older than {@code $1} ms. Index: {@code dispatch_audit_occurred_brin}.
+     * Bounded; run until it returns 0.
+     */
+    public static final String DELETE_OLD = """
+            DELETE FROM dispatch_audit a
+             WHERE a.id IN (SELECT d.id
+                              FROM dispatch_audit d
+                             WHERE d.occurred_at < now() - $1::bigint * interval '1 millisecond'
+                             LIMIT $2)
+            """;
+}

@@ -76,7 +76,7 @@ public final class OutboxListener {
         Flux<String> notifications = pg.getNotifications()
                 .map(n -> n.getParameter() == null ? "" : n.getParameter())
                 .filter(schema::equals);
-        Flux<String> keepAlives = Flux.interval(keepAlive)
+        Flux<String> keepAlives = Flux.interval(keepAlive).onBackpressureDrop()
                 .concatMap(tick -> pg.createStatement("SELECT 1").execute().flatMap(PostgresqlResult::getRowsUpdated))
                 .thenMany(Flux.empty());
         return pg.createStatement("LISTEN " + CHANNEL).execute()

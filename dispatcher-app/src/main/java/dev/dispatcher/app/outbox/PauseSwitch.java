@@ -53,7 +53,7 @@ public final class PauseSwitch implements BooleanSupplier {
 
     public synchronized void start() {
         if (polling == null) {
-            polling = Flux.interval(Duration.ZERO, interval)
+            polling = Flux.interval(Duration.ZERO, interval).onBackpressureDrop()
                     .concatMap(t -> refresh().onErrorResume(e -> Mono.empty()))
                     .subscribe();
         }

@@ -221,7 +221,7 @@ public final class Relay {
                 .flatMapIterable(attempts -> attempts)
                 .collectList()
                 .cache();
-        Mono<Void> renewals = Flux.interval(settings.renewEvery())
+        Mono<Void> renewals = Flux.interval(settings.renewEvery()).onBackpressureDrop()
                 .takeUntilOther(sent)
                 .concatMap(tick -> renew(batch))
                 .then();

@@ -70,7 +70,7 @@ public final class Retention {
     /** Runs a pass every {@code every}, starting after one interval. */
     public synchronized void start(Duration every) {
         if (running == null) {
-            running = Flux.interval(every, every)
+            running = Flux.interval(every, every).onBackpressureDrop()
                     .concatMap(t -> purge().onErrorResume(e -> {
                         log.warn("retention pass failed: {}", e.toString());
                         return Mono.empty();

@@ -1,0 +1,64 @@
+package dev.dispatcher.app.config;
+
+import io.r2dbc.postgresql.PostgresqlConnectionFactoryProvider;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+import org.springframework.boot.r2dbc.autoconfigure.ConnectionFactoryOptionsBuilderCustomizer;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcConnectionDetails;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Points Boot's R2DBC connections and Flyway at {@code dispatcher.schema}.
+ *
+ * <ul>
+ *   <li>Every R2DBC connection uses the schema as its {@code search_path} and identifies itself as
+ *       {@code dispatcher-<worker-id>} in {@code pg_stat_activity}.
+ *   <li>Flyway creates and migrates the schema at start-up (history table from {@code spring.flyway.table}).
+ *       When {@code spring.flyway.url} is not set it connects over JDBC to the database, user and password of
+ *       {@code spring.r2dbc.*}.
+ * </ul>
+ */
+@Configuration(proxyBeanMethods = false)
+final class DatabaseConfiguration {
+
+    @Bean
+    ConnectionFactoryOptionsBuilderCustomizer dispatcherConnectionOptions(DispatcherProperties properties) {
+        return options -> options
+                .option(PostgresqlConnectionFactoryProvider.SCHEMA, properties.schema())
+                .option(PostgresqlConnectionFactoryProvider.APPLICATION_NAME, properties.applicationName());
+    }
+
+    @Bean
+    FlywayConfigurationCustomizer dispatcherFlywaySchema(DispatcherProperties properties) {
+        return flyway -> flyway.schemas(properties.schema()).defaultSchema(properties.schema());
+    }
+
+    /**
+     * Flyway's JDBC connection derived from {@code spring.r2dbc.*}. Registered as Boot's
+     * {@code JdbcConnectionDetails} too, because that is what switches Flyway's auto-configuration on without a
+     * {@code DataSource} (a {@code DataSource} bean would also bring a JDBC transaction manager next to R2DBC's).
+     * Resolved when Flyway starts, so properties added late (tests' {@code @DynamicPropertySource}) are seen.
+     */
+    @Bean
+    @Conditional(FlywayUrlNotSet.class)
+    R2dbcDerivedFlywayConnectionDetails flywayConnectionDetailsFromR2dbc(
+            ObjectProvider<R2dbcConnectionDetails> r2dbc) {
+        return new R2dbcDerivedFlywayConnectionDetails(r2dbc);
+    }
+
+    /** An explicit {@code spring.flyway.url} wins: Boot then builds Flyway's connection from it alone. */
+    static final class FlywayUrlNotSet extends NoneNestedConditions {
+
+        FlywayUrlNotSet() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnProperty(prefix = "spring.flyway", name = "url")
+        static final class FlywayUrlSet {
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.dispatcher.app.config;
+
+import io.r2dbc.spi.ConnectionFactoryOptions;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.flyway.autoconfigure.FlywayConnectionDetails;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcConnectionDetails;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * The JDBC form of the R2DBC connection: {@code r2dbc:[pool:]postgresql://host:port/db} becomes
+ * {@code jdbc:postgresql://host:port/db} with the same user and password. R2DBC-only options (SSL, timeouts) are
+ * not carried over; set {@code spring.flyway.url} when migration needs them.
+ */
+final class R2dbcDerivedFlywayConnectionDetails implements FlywayConnectionDetails, JdbcConnectionDetails {
+
+    private static final int DEFAULT_PORT = 5432;
+
+    private final Supplier<ConnectionFactoryOptions> options;
+
+    R2dbcDerivedFlywayConnectionDetails(ObjectProvider<R2dbcConnectionDetails> r2dbc) {
+        this.options = SingletonSupplier.of(() -> {
+            R2dbcConnectionDetails details = r2dbc.getIfAvailable();
+            if (details == null) {
+                throw new IllegalStateException(
+                        "spring.flyway.url is not set and cannot be derived because spring.r2dbc.url is not set");
+            }
+            return details.getConnectionFactoryOptions();
+        });
+    }
+
+    @Override
+    public String getJdbcUrl() {
+        return jdbcUrl(options.get());
+    }
+
+    @Override
+    public String getUsername() {
+        return Objects.toString(options.get().getValue(ConnectionFactoryOptions.USER), null);
+    }
+
+    @Override
+    public String getPassword() {
+        Object password = options.get().getValue(ConnectionFactoryOptions.PASSWORD);
+        return password == null ? null : password.toString();
+    }
+
+    @Override
+    public String getDriverClassName() {
+        return "org.postgresql.Driver";
+    }
+
+    static String jdbcUrl(ConnectionFactoryOptions options) {
+        Object driver = options.getValue(ConnectionFactoryOptions.DRIVER);
+        Object protocol = options.getValue(ConnectionFactoryOptions.PROTOCOL);
+        boolean postgres = "postgresql".equals(driver) || "postgres".equals(driver)
+                || "pool".equals(driver) && protocol != null && protocol.toString().startsWith("postgres");
+        Object host = options.getValue(ConnectionFactoryOptions.HOST);
+        if (!postgres || host == null) {
+            throw new IllegalStateException("spring.flyway.url is not set and cannot be derived from the R2DBC"
+                    + " connection: expected r2dbc:postgresql://host[:port]/database, but the driver was " + driver
+                    + " and the host " + host);
+        }
+        Object port = options.getValue(ConnectionFactoryOptions.PORT);
+        Object database = options.getValue(ConnectionFactoryOptions.DATABASE);
+        return "jdbc:postgresql://" + host + ":" + (port == null ? DEFAULT_PORT : port) + "/"
+                + (database == null ? "" : database);
+    }
+
+    @Override
+    public String toString() {
+        return "R2dbcDerivedFlywayConnectionDetails[password=******]";
+    }
+}

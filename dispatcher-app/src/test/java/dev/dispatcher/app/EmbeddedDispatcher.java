@@ -1,0 +1,68 @@
+package dev.dispatcher.app;
+
+import dev.dispatcher.testkit.KafkaServer;
+import dev.dispatcher.testkit.PostgresServer;
+import dev.dispatcher.testkit.TestServers;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Runs Dispatcher with everything it needs in one JVM: embedded PostgreSQL and an in-process KRaft Kafka broker
+ * from the test kit, then the application with the demo producer on. This is the README's run command:
+ * {@code ./mvnw -pl dispatcher-app -am test-compile spring-boot:test-run}.
+ *
+ * <p>Arguments are passed to the application and win over the embedded defaults, e.g.
+ * {@code --server.port=0} or {@code --dispatcher.demo.rate=100}. An invalid value stops start-up with Boot's report
+ * naming the property and the value, and the process exits with status 1. Ctrl-C stops the application and the
+ * servers.
+ */
+public final class EmbeddedDispatcher {
+
+    private static final String DEFAULT_PORT = "8080";
+
+    private EmbeddedDispatcher() {
+    }
+
+    /** Starts the servers and the application; returns once the application is up and the banner is printed. */
+    public static void main(String[] args) {
+        PostgresServer postgres = TestServers.postgres();
+        KafkaServer kafka = TestServers.kafka();
+
+        Map<String, String> embedded = new LinkedHashMap<>();
+        embedded.put("spring.r2dbc.url", postgres.r2dbcUrl());
+        embedded.put("spring.r2dbc.username", postgres.username());
+        embedded.put("spring.r2dbc.password", postgres.password());
+        embedded.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
+        embedded.put("server.port", DEFAULT_PORT);
+        embedded.put("dispatcher.demo.enabled", "true");
+
+        List<String> arguments = new ArrayList<>();
+        embedded.forEach((name, value) -> {
+            // a repeated command-line option would bind as "a,b": leave out what the user set
+            if (Arrays.stream(args).noneMatch(arg -> arg.startsWith("--" + name + "="))) {
+                arguments.add("--" + name + "=" + value);
+            }
+        });
+        arguments.addAll(Arrays.asList(args));
+
+        ConfigurableApplicationContext context;
+        try {
+            context = SpringApplication.run(DispatcherApplication.class, arguments.toArray(String[]::new));
+        } catch (RuntimeException e) {
+            // Boot has printed why; the brokers' non-daemon threads would keep the JVM alive
+            System.exit(1);
+            return;
+        }
+        String port = context.getEnvironment().getProperty("local.server.port", DEFAULT_PORT);
+        System.out.println();
+        System.out.println("Dispatcher is up on http://localhost:" + port + " (embedded PostgreSQL on port "
+                + postgres.port() + ", Kafka at " + kafka.bootstrapServers() + "); health: http://localhost:" + port
+                + "/actuator/health; Ctrl-C stops it");
+        System.out.println();
+    }
+}

@@ -1,0 +1,230 @@
+package dev.dispatcher.app.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.dispatcher.app.config.DispatcherProperties.Consumer;
+import dev.dispatcher.app.config.DispatcherProperties.Demo;
+import dev.dispatcher.app.config.DispatcherProperties.Inbox;
+import dev.dispatcher.app.config.DispatcherProperties.Ingest;
+import dev.dispatcher.app.config.DispatcherProperties.Ordering;
+import dev.dispatcher.app.config.DispatcherProperties.Relay;
+import dev.dispatcher.app.config.DispatcherProperties.Retention;
+import dev.dispatcher.app.config.DispatcherProperties.Retry;
+import dev.dispatcher.app.config.DispatcherProperties.Security;
+import dev.dispatcher.app.config.DispatcherProperties.Token;
+import dev.dispatcher.app.config.DispatcherProperties.User;
+import dev.dispatcher.app.config.DispatcherProperties.Webhook;
+import dev.dispatcher.domain.Jitter;
+import dev.dispatcher.domain.RetryPolicy;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.util.unit.DataSize;
+
+class DispatcherPropertiesTest {
+
+    private static final String SHA = "a".repeat(64);
+
+    @Test
+    void absentBlocksTakeTheNamedDefaults() {
+        DispatcherProperties properties = DispatcherProperties.defaults();
+
+        assertThat(properties.schema()).isEqualTo("dispatcher");
+        assertThat(properties.workerId()).matches(".+-\\d+").endsWith("-" + ProcessHandle.current().pid());
+        assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
+        assertThat(properties.relay()).isEqualTo(new Relay(500, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
+                Ordering.PER_KEY));
+        assertThat(properties.retry()).isEqualTo(new Retry(RetryPolicy.DEFAULT_INITIAL_DELAY,
+                RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
+                RetryPolicy.DEFAULT_MAX_ATTEMPTS));
+        assertThat(properties.retention()).isEqualTo(new Retention(Duration.ofDays(7), Duration.ofDays(30),
+                Duration.ofDays(7), Duration.ofDays(90)));
+        assertThat(properties.ingest()).isEqualTo(new Ingest(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L));
+        assertThat(properties.demo()).isEqualTo(new Demo(false, 20.0));
+        assertThat(properties.security().users()).isEmpty();
+        assertThat(properties.security().tokens()).isEmpty();
+        assertThat(properties.inbox().consumers()).isEmpty();
+    }
+
+    @Test
+    void bindsKebabCaseNamesAndLowerCaseEnumsFromProperties() {
+        DispatcherProperties properties = bind(properties(
+                "dispatcher.worker-id", "w1",
+                "dispatcher.relay.batch-size", "100",
+                "dispatcher.relay.ordering", "none",
+                "dispatcher.relay.lease-duration", "1m",
+                "dispatcher.retry.jitter", "decorrelated",
+                "dispatcher.ingest.max-payload-size", "256KB",
+                "dispatcher.security.tokens[0].name", "loader",
+                "dispatcher.security.tokens[0].sha256", SHA,
+                "dispatcher.security.tokens[0].roles", "producer",
+                "dispatcher.inbox.consumers[0].name", "billing",
+                "dispatcher.inbox.consumers[0].topics", "orders,refunds",
+                "dispatcher.inbox.consumers[0].handler", "local"));
+
+        assertThat(properties.workerId()).isEqualTo("w1");
+        assertThat(properties.relay().batchSize()).isEqualTo(100);
+        assertThat(properties.relay().maxInFlightBatches()).isEqualTo(Relay.DEFAULT_MAX_IN_FLIGHT_BATCHES);
+        assertThat(properties.relay().ordering()).isEqualTo(Ordering.NONE);
+        assertThat(properties.relay().leaseDuration()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(properties.retry().jitter()).isEqualTo(Jitter.DECORRELATED);
+        assertThat(properties.retry().maxAttempts()).isEqualTo(Retry.DEFAULT_MAX_ATTEMPTS);
+        assertThat(properties.ingest().maxPayloadSize()).isEqualTo(DataSize.ofKilobytes(256));
+        assertThat(properties.security().tokens()).singleElement()
+                .satisfies(token -> assertThat(token.roles()).containsExactly("PRODUCER"));
+    }
+
+    @Test
+    void bindingStopsAtTheFirstBadValueWithTheFullPropertyName() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(Map.of("dispatcher.relay.batch-size", "0")))
+                .withMessage("dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
+    }
+
+    @Test
+    void relayRangesNameTheProperty() {
+        Duration s30 = Duration.ofSeconds(30);
+        Duration s1 = Duration.ofSeconds(1);
+        assertInvalid(() -> new Relay(0, 4, 64, s30, s1, Ordering.PER_KEY),
+                "dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
+        assertInvalid(() -> new Relay(10_001, 4, 64, s30, s1, Ordering.PER_KEY),
+                "dispatcher.relay.batch-size must be between 1 and 10000, but was 10001");
+        assertInvalid(() -> new Relay(500, 65, 64, s30, s1, Ordering.PER_KEY),
+                "dispatcher.relay.max-in-flight-batches must be between 1 and 64, but was 65");
+        assertInvalid(() -> new Relay(500, 4, 0, s30, s1, Ordering.PER_KEY),
+                "dispatcher.relay.publish-concurrency must be between 1 and 4096, but was 0");
+        assertInvalid(() -> new Relay(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY),
+                "dispatcher.relay.lease-duration must be between 2s and 1h, but was 1s");
+        assertInvalid(() -> new Relay(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY),
+                "dispatcher.relay.poll-interval must be between 10ms and 10m, but was 5ms");
+    }
+
+    @Test
+    void retryRulesNameTheProperty() {
+        Duration s1 = Duration.ofSeconds(1);
+        assertInvalid(() -> new Retry(Duration.ZERO, s1, 2.0, Jitter.FULL, 10),
+                "dispatcher.retry.initial-delay must be positive, but was 0s");
+        assertInvalid(() -> new Retry(Duration.ofSeconds(2), s1, 2.0, Jitter.FULL, 10),
+                "dispatcher.retry.max-delay must be at least dispatcher.retry.initial-delay (2s), but was 1s");
+        assertInvalid(() -> new Retry(s1, s1, 0.5, Jitter.FULL, 10),
+                "dispatcher.retry.multiplier must be a finite number of at least 1, but was 0.5");
+        assertInvalid(() -> new Retry(s1, s1, 2.0, Jitter.FULL, 1001),
+                "dispatcher.retry.max-attempts must be between 1 and 1000, but was 1001");
+    }
+
+    @Test
+    void retryBuildsTheDomainPolicy() {
+        RetryPolicy policy = new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 3.0, Jitter.NONE, 7)
+                .toPolicy(new SplittableRandom(1));
+
+        assertThat(policy.maxAttempts()).isEqualTo(7);
+        assertThat(policy.ceiling(2)).isEqualTo(Duration.ofMillis(300));
+        assertThat(policy.delayAfter(10)).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void otherBlocksNameTheProperty() {
+        assertInvalid(() -> new Retention(Duration.ofDays(1), Duration.ZERO, null, null),
+                "dispatcher.retention.dead-lettered must be positive, but was 0s");
+        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 0, 10L),
+                "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
+        assertInvalid(() -> new Demo(true, 0.01),
+                "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
+        assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null),
+                "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
+                        + " underscores, not starting with a digit, at most 63 characters), but was 'Bad-Schema'");
+        assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null),
+                "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
+                        + " underscores, not starting with a digit, at most 63 characters), but was '"
+                        + "s".repeat(64) + "'");
+        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null),
+                "dispatcher.worker-id must not be blank, but was ' '");
+    }
+
+    @Test
+    void securityNamesTheIndexedPropertyAndNeverPrintsSecrets() {
+        assertInvalid(() -> new Security(List.of(new User("ops", "{noop}pw", List.of("admin"))), null),
+                "dispatcher.security.users[0].roles[0] must be one of PRODUCER, OPERATOR, but was 'ADMIN'");
+        assertInvalid(() -> new Security(List.of(new User("ops", "plain-secret", List.of("operator"))), null),
+                "dispatcher.security.users[0].password must be in Spring Security's {id} form, such as"
+                        + " {bcrypt}$2a$10$... or {noop}secret, but was a value without an {id} prefix");
+        assertInvalid(() -> new Security(null, List.of(
+                        new Token("a", SHA, List.of("PRODUCER")), new Token("b", "abc", List.of("PRODUCER")))),
+                "dispatcher.security.tokens[1].sha256 must be 64 hexadecimal characters (the SHA-256 of the"
+                        + " token), but was a value of 3 characters");
+        assertInvalid(() -> new Security(null, List.of(
+                        new Token("a", SHA, List.of("PRODUCER")), new Token("a", SHA, List.of("OPERATOR")))),
+                "dispatcher.security.tokens[1].name must be unique, same as [0], but was 'a'");
+    }
+
+    @Test
+    void toStringMasksPasswordsAndTokenHashes() {
+        Security security = new Security(List.of(new User("ops", "{noop}hunter2", List.of("OPERATOR"))),
+                List.of(new Token("loader", SHA, List.of("PRODUCER"))));
+
+        assertThat(security.toString()).contains("ops", "loader", "******")
+                .doesNotContain("hunter2").doesNotContain(SHA);
+        assertThat(DispatcherProperties.defaults().toString()).doesNotContain("hunter2");
+    }
+
+    @Test
+    void inboxConsumerDefaultsAndRules() {
+        Consumer webhook = new Consumer("billing", List.of("orders"), null, null,
+                new Webhook(URI.create("https://billing.example/hook"), null));
+        assertThat(new Inbox(List.of(webhook)).consumers()).singleElement().satisfies(consumer -> {
+            assertThat(consumer.groupId()).isEqualTo("dispatcher-billing");
+            assertThat(consumer.handler()).isEqualTo(Consumer.WEBHOOK_HANDLER);
+            assertThat(consumer.webhook().timeout()).isEqualTo(Webhook.DEFAULT_TIMEOUT);
+        });
+
+        assertInvalid(() -> new Inbox(List.of(new Consumer("billing", List.of(), null, "local", null))),
+                "dispatcher.inbox.consumers[0].topics must name at least one topic, but was empty");
+        assertInvalid(() -> new Inbox(List.of(new Consumer(null, List.of("orders"), null, "local", null))),
+                "dispatcher.inbox.consumers[0].name must be 1 to 200 letters, digits, '.', '_' or '-', but was"
+                        + " absent");
+        assertInvalid(() -> new Inbox(List.of(new Consumer("billing", List.of("orders"), null, null,
+                        new Webhook(URI.create("ftp://x/y"), null)))),
+                "dispatcher.inbox.consumers[0].webhook.url must be an absolute http or https URL, but was"
+                        + " 'ftp://x/y'");
+    }
+
+    private static Map<String, String> properties(String... namesAndValues) {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            properties.put(namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return properties;
+    }
+
+    private static DispatcherProperties bind(Map<String, String> properties) {
+        return new Binder(new MapConfigurationPropertySource(properties))
+                .bindOrCreate(DispatcherProperties.PREFIX, DispatcherProperties.class);
+    }
+
+    /** The validation error itself, without the binder's wrapping. */
+    private static DispatcherProperties bindUnwrapped(Map<String, String> properties) {
+        try {
+            return bind(properties);
+        } catch (RuntimeException e) {
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof IllegalArgumentException invalid) {
+                throw invalid;
+            }
+            throw e;
+        }
+    }
+
+    private static void assertInvalid(Runnable construction, String message) {
+        assertThatIllegalArgumentException().isThrownBy(construction::run).withMessage(message);
+    }
+}

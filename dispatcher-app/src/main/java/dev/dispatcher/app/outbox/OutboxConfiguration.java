@@ -4,6 +4,7 @@ import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.RunSummary;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -27,6 +28,8 @@ public class OutboxConfiguration {
     static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
     /** How often retention runs. */
     static final Duration RETENTION_EVERY = Duration.ofMinutes(1);
+    /** How often the backlog gauges refresh and the summary line is logged. */
+    static final Duration SUMMARY_EVERY = Duration.ofSeconds(5);
 
     /** Producer settings Dispatcher relies on unless the operator set them under spring.kafka.producer.*. */
     static Map<String, Object> producerDefaults(Map<String, Object> configured) {
@@ -91,7 +94,15 @@ public class OutboxConfiguration {
     }
 
     @Bean
-    RelayLifecycle relayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention) {
-        return new RelayLifecycle(relay, listener, pauseSwitch, retention, RETENTION_EVERY);
+    RunSummary runSummary(OutboxStore store, DispatcherMetrics metrics) {
+        return new RunSummary(store::backlog, metrics, SUMMARY_EVERY, true);
+    }
+
+    @Bean
+    RelayLifecycle relayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention,
+            RunSummary summary, ConnectionFactory connectionFactory, DispatcherProperties properties) {
+        DemoProducer demo = properties.demo().enabled()
+                ? new DemoProducer(connectionFactory, properties.demo().rate()) : null;
+        return new RelayLifecycle(relay, listener, pauseSwitch, retention, RETENTION_EVERY, summary, demo);
     }
 }

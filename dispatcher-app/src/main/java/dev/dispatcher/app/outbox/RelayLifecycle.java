@@ -1,5 +1,6 @@
 package dev.dispatcher.app.outbox;
 
+import dev.dispatcher.app.observe.RunSummary;
 import java.time.Duration;
 import org.springframework.context.SmartLifecycle;
 
@@ -14,10 +15,15 @@ final class RelayLifecycle implements SmartLifecycle {
     private final PauseSwitch pauseSwitch;
     private final Retention retention;
     private final Duration retentionEvery;
+    private final RunSummary summary;
+    private final DemoProducer demo;
     private volatile boolean running;
 
+    /** {@code demo} may be null (demo producer off). */
     RelayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention,
-            Duration retentionEvery) {
+            Duration retentionEvery, RunSummary summary, DemoProducer demo) {
+        this.summary = summary;
+        this.demo = demo;
         this.relay = relay;
         this.listener = listener;
         this.pauseSwitch = pauseSwitch;
@@ -31,6 +37,10 @@ final class RelayLifecycle implements SmartLifecycle {
         listener.start();
         relay.start();
         retention.start(retentionEvery);
+        summary.start();
+        if (demo != null) {
+            demo.start();
+        }
         running = true;
     }
 
@@ -41,6 +51,10 @@ final class RelayLifecycle implements SmartLifecycle {
 
     @Override
     public void stop(Runnable callback) {
+        if (demo != null) {
+            demo.stop();
+        }
+        summary.stop();
         retention.stop();
         listener.stop();
         relay.stop().doFinally(s -> {

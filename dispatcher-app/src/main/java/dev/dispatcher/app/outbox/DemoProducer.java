@@ -1,0 +1,85 @@
+package dev.dispatcher.app.outbox;
+
+import dev.dispatcher.sql.OutboxSql;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys), the way an application
+ * would: one transaction per tick, taking each key's writer lock first so a key's rows commit in seq order.
+ * Enabled with {@code dispatcher.demo.enabled}; {@code dispatcher.demo.rate} is messages per second.
+ */
+public final class DemoProducer {
+
+    private static final Logger log = LoggerFactory.getLogger(DemoProducer.class);
+    public static final String TOPIC = "dispatcher.demo.orders";
+    private static final Duration TICK = Duration.ofMillis(100);
+
+    private final ConnectionFactory connections;
+    private final double rate;
+    private final AtomicLong written = new AtomicLong();
+    private volatile Disposable running;
+
+    public DemoProducer(ConnectionFactory connections, double rate) {
+        this.connections = connections;
+        this.rate = rate;
+    }
+
+    public synchronized void start() {
+        if (running != null) {
+            return;
+        }
+        log.info("demo producer writing {} messages/s to topic {}", rate, TOPIC);
+        double perTick = rate * TICK.toMillis() / 1000.0;
+        AtomicLong due = new AtomicLong();
+        running = Flux.interval(TICK, TICK).onBackpressureDrop()
+                .concatMap(tick -> {
+                    long target = (long) Math.floor((tick + 1) * perTick);
+                    int n = (int) Math.min(10_000, target - due.get());
+                    due.addAndGet(n);
+                    return n > 0 ? writeBatch(n).onErrorResume(e -> {
+                        log.warn("demo producer: insert failed: {}", e.toString());
+                        return Mono.empty();
+                    }) : Mono.empty();
+                })
+                .subscribe();
+    }
+
+    private Mono<Void> writeBatch(int n) {
+        return Mono.usingWhen(connections.create(), c -> Mono.from(c.beginTransaction())
+                        .thenMany(Flux.range(0, n).concatMap(i -> insert(c, written.incrementAndGet())))
+                        .then(Mono.from(c.commitTransaction())),
+                Connection::close, (c, e) -> Mono.from(c.rollbackTransaction()).then(Mono.from(c.close())),
+                Connection::close);
+    }
+
+    private static Mono<Void> insert(Connection c, long n) {
+        String key = "order-" + (n % 32);
+        byte[] payload = ("{\"orderId\":" + n + ",\"amount\":" + (n % 997) + ".50,\"currency\":\"EUR\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        return Flux.from(c.createStatement(OutboxSql.LOCK_KEY).bind("$1", key).execute())
+                .flatMap(r -> r.map(row -> 1))
+                .thenMany(Flux.from(c.createStatement(OutboxSql.INSERT)
+                        .bindNull("$1", java.util.UUID.class).bind("$2", TOPIC).bind("$3", key)
+                        .bind("$4", "OrderPlaced").bind("$5", payload).bindNull("$6", String.class)
+                        .bindNull("$7", String.class).bind("$8", "demo-" + n).bindNull("$9", String.class)
+                        .execute()))
+                .flatMap(r -> r.map(row -> 1))
+                .then();
+    }
+
+    public synchronized void stop() {
+        if (running != null) {
+            running.dispose();
+            running = null;
+        }
+    }
+}

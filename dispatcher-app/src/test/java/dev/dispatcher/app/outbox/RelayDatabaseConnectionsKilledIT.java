@@ -1,0 +1,107 @@
+package dev.dispatcher.app.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.store.Ordering;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay's database connections, its LISTEN connection among them, are terminated mid-run: the relay recovers
+ * without a restart, delivers every message exactly once as far as the durable state goes, and still wakes on
+ * notifications.
+ */
+class RelayDatabaseConnectionsKilledIT {
+
+    @Test
+    void relayAndListenerRecoverFromTerminatedConnectionsAndDeliverEveryMessage() throws Exception {
+        try (RelayFixture fx = new RelayFixture("killed")) {
+            String topic = "killed-" + fx.schema;
+            fx.kafka.createTopic(topic, 3);
+            int n = 5000;
+            List<UUID> ids = new ArrayList<>(fx.seed(topic, n, i -> i % 10 == 0 ? null : "key-" + (i % 50)));
+            DispatcherMetrics metrics = RelayFixture.metrics();
+            String workerId = "killme-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1);
+            RelaySettings base = RelayFixture.settings(workerId, Ordering.PER_KEY);
+            // a long poll interval: a delivery much faster than it after the kills proves LISTEN came back
+            Duration poll = Duration.ofSeconds(5);
+            RelaySettings settings = new RelaySettings(workerId, 50, 4, 8, Duration.ofSeconds(10), poll,
+                    base.ordering(), base.retryPolicy(), base.drainTimeout());
+            fx.relay(settings, new RelayShutdownIT.DelayingPublisher(fx.publisher(), Duration.ofMillis(30)), metrics);
+
+            RelayKafkaOutageIT.awaitAtLeast(fx, "status = 'DELIVERED'", 800, Duration.ofSeconds(30));
+            int killed = 0;
+            for (int round = 0; round < 3; round++) {
+                killed += terminate(fx, workerId);
+                Thread.sleep(300);
+            }
+            long deliveredAfterKills = fx.count("status = 'DELIVERED'");
+            System.out.println("DIAG killed backends=" + killed + " deliveredAfterKills=" + deliveredAfterKills);
+            assertThat(killed).as("the relay's backends were terminated").isGreaterThanOrEqualTo(2);
+            assertThat(deliveredAfterKills).as("the kills landed mid-run").isLessThan(n);
+
+            fx.awaitCount("status = 'DELIVERED'", n, Duration.ofSeconds(30));
+            // give the listener time to notice its dead connection (keep-alive 2 s) and reconnect
+            Thread.sleep(3000);
+            assertThat(countBackends(fx, workerId)).as("the relay reconnected").isPositive();
+
+            int rounds = 3;
+            for (int round = 0; round < rounds; round++) {
+                ids.addAll(fx.seed(topic, 5, i -> "late-" + i));
+                long start = System.nanoTime();
+                fx.awaitCount("status = 'DELIVERED'", ids.size(), Duration.ofSeconds(15));
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                System.out.println("DIAG late round " + round + " delivered in " + took.toMillis() + " ms");
+                // the relay's last wait began when it claimed the previous round, under a poll interval ago:
+                // only a notification explains a delivery this quick
+                assertThat(took).as("woken by NOTIFY, not by the %s poll", poll).isLessThan(Duration.ofMillis(1500));
+                Thread.sleep(500);
+            }
+
+            int total = ids.size();
+            assertThat(fx.count("status = 'DELIVERED' AND lease_until IS NULL")).isEqualTo(total);
+            assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied"))
+                    .as("each message's Deliver applied exactly once").isEqualTo(total);
+            Map<String, Integer> onKafka = RelayKafkaOutageIT.messageIdsOnKafka(fx.kafka, topic, total);
+            System.out.println("DIAG killed records=" + onKafka.values().stream().mapToInt(i -> i).sum()
+                    + " distinct=" + onKafka.size() + " stale=" + RelayKafkaOutageIT.counter(metrics, "deliver",
+                    "stale_lease") + " statuses=" + fx.statusCounts());
+            assertThat(onKafka.keySet()).isEqualTo(ids.stream().map(UUID::toString).collect(Collectors.toSet()));
+        }
+    }
+
+    private static int terminate(RelayFixture fx, String workerId) throws Exception {
+        int killed = 0;
+        try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?")) {
+            s.setString(1, workerId);
+            try (ResultSet rows = s.executeQuery()) {
+                while (rows.next()) {
+                    killed += rows.getBoolean(1) ? 1 : 0;
+                }
+            }
+        }
+        return killed;
+    }
+
+    private static long countBackends(RelayFixture fx, String workerId) throws Exception {
+        try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
+            s.setString(1, workerId);
+            try (ResultSet rows = s.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package dev.dispatcher.app.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dispatcher.app.store.StoreTestDb.Row;
+import dev.dispatcher.domain.Transition;
+import dev.dispatcher.domain.TransitionOutcome;
+import dev.dispatcher.domain.TransitionResult;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/** Claim semantics on real PostgreSQL: per-key exclusivity and order, visibility, expiry, attempts, skew. */
+class ClaimIT {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private static StoreTestDb db;
+
+    @BeforeAll
+    static void schema() {
+        db = new StoreTestDb("claims");
+    }
+
+    @AfterAll
+    static void closeDb() {
+        db.close();
+    }
+
+    @BeforeEach
+    void emptyOutbox() throws Exception {
+        db.exec("DELETE FROM outbox_message");
+    }
+
+    /** Claimed seqs per key, each list in seq order. */
+    private static Map<String, List<Long>> seqsByKey(List<ClaimedMessage> batch) {
+        Map<String, List<Long>> byKey = new LinkedHashMap<>();
+        batch.stream().filter(m -> m.key() != null)
+                .sorted(Comparator.comparingLong(m -> m.leased().seq()))
+                .forEach(m -> byKey.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m.leased().seq()));
+        return byKey;
+    }
+
+    /** Asserts each key's claimed rows are the first rows of its live backlog, in order and without gaps. */
+    private static void assertRunsStartAtHeads(Map<String, List<Long>> claimed, Map<String, List<Long>> liveBefore) {
+        claimed.forEach((key, seqs) -> assertThat(seqs)
+                .as("run of key %s is a prefix of its live rows %s", key, liveBefore.get(key))
+                .isEqualTo(liveBefore.get(key).subList(0, seqs.size())));
+    }
+
+    private static void deliverAll(OutboxStore store, List<ClaimedMessage> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<TransitionResult> results = store.transition(batch.stream()
+                .map(m -> new TransitionRequest(m.leased(), new Transition.Deliver())).toList())
+                .block(StoreTestDb.BLOCK);
+        assertThat(results).extracting(TransitionResult::outcome).containsOnly(TransitionOutcome.APPLIED);
+    }
+
+    @Test
+    void concurrentPerKeyClaimsNeverGiveOneKeyToTwoWorkers() throws Exception {
+        int keys = 12;
+        int perKey = 15;
+        List<String> keyNames = new ArrayList<>();
+        for (int round = 0; round < perKey; round++) {
+            for (int k = 0; k < keys; k++) {
+                db.insert("key-" + k);
+            }
+        }
+        for (int k = 0; k < keys; k++) {
+            keyNames.add("key-" + k);
+        }
+        for (int u = 0; u < 10; u++) {
+            db.insert(null);
+        }
+        OutboxStore workerA = db.store();
+        OutboxStore workerB = db.store();
+        Set<UUID> claimedEver = new HashSet<>();
+        int claimedRows = 0;
+
+        for (int round = 0; round < 20; round++) {
+            Map<String, List<Long>> liveBefore = new HashMap<>();
+            for (String key : keyNames) {
+                liveBefore.put(key, db.liveSeqs(key));
+            }
+            var both = Mono.zip(workerA.claimBatch("worker-a", 16, LEASE, Ordering.PER_KEY),
+                    workerB.claimBatch("worker-b", 16, LEASE, Ordering.PER_KEY)).block(StoreTestDb.BLOCK);
+            List<ClaimedMessage> a = both.getT1();
+            List<ClaimedMessage> b = both.getT2();
+            Map<String, List<Long>> runsA = seqsByKey(a);
+            Map<String, List<Long>> runsB = seqsByKey(b);
+
+            assertThat(runsA.keySet()).as("round %d: keys held by both workers", round)
+                    .doesNotContainAnyElementsOf(runsB.keySet());
+            assertRunsStartAtHeads(runsA, liveBefore);
+            assertRunsStartAtHeads(runsB, liveBefore);
+            for (ClaimedMessage m : a) {
+                assertThat(claimedEver.add(m.leased().id().asUuid())).as("claimed twice: %s", m.leased().id()).isTrue();
+            }
+            for (ClaimedMessage m : b) {
+                assertThat(claimedEver.add(m.leased().id().asUuid())).as("claimed twice: %s", m.leased().id()).isTrue();
+            }
+            claimedRows += a.size() + b.size();
+            deliverAll(workerA, a);
+            deliverAll(workerB, b);
+        }
+
+        assertThat(claimedRows).as("the two workers drained the backlog").isEqualTo(keys * perKey + 10);
+        assertThat(countWhere("status = 'DELIVERED' AND version = 1 AND attempts = 1")).isEqualTo(keys * perKey + 10);
+    }
+
+    @Test
+    void aLeasedKeyIsNotClaimedAgainUntilItsLeaseEnds() throws Exception {
+        UUID head = db.insert("k");
+        UUID tail = db.insert("k");
+        OutboxStore store = db.store();
+        List<ClaimedMessage> first = db.claim(store, "worker-a", 1, LEASE, Ordering.PER_KEY);
+        assertThat(first).extracting(m -> m.leased().id().asUuid()).containsExactly(head);
+
+        assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY))
+                .as("the tail of a key whose head is leased").isEmpty();
+        assertThat(db.claim(db.store(), "worker-c", 10, LEASE, Ordering.PER_KEY)).isEmpty();
+
+        deliverAll(store, first);
+        assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY))
+                .extracting(m -> m.leased().id().asUuid()).containsExactly(tail);
+    }
+
+    @Test
+    void perKeyRunStopsAtTheFirstRowNotYetVisibleAndAnInvisibleHeadBlocksItsKey() throws Exception {
+        UUID a1 = db.insert("a");
+        UUID a2 = db.insert("a");
+        db.insert("a", Duration.ofHours(1));
+        db.insert("a");
+        db.insert("b", Duration.ofHours(1));
+        db.insert("b");
+        UUID unkeyed = db.insert(null);
+        db.insert(null, Duration.ofHours(1));
+        OutboxStore store = db.store();
+
+        List<ClaimedMessage> batch = db.claim(store, "worker-a", 50, LEASE, Ordering.PER_KEY);
+
+        assertThat(batch).extracting(m -> m.leased().id().asUuid()).containsExactlyInAnyOrder(a1, a2, unkeyed);
+        assertThat(db.claim(db.store(), "worker-b", 50, LEASE, Ordering.NONE))
+                .as("with ordering=none only visible rows are claimed")
+                .extracting(ClaimedMessage::key).containsExactlyInAnyOrder("a", "b");
+        assertThat(countWhere("lease_until IS NULL")).as("future rows untouched").isEqualTo(3);
+        assertThat(countWhere("visible_after > now() AND attempts > 0")).isZero();
+    }
+
+    @Test
+    void anExpiredLeaseIsReclaimedAndReportedAsExpired() throws Exception {
+        UUID id = db.insert("k");
+        OutboxStore store = db.store();
+        ClaimedMessage first = db.claim(store, "worker-a", 10, Duration.ofSeconds(30), Ordering.PER_KEY).getFirst();
+        assertThat(first.leaseExpired()).isFalse();
+        assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY)).as("live lease").isEmpty();
+        assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.NONE)).as("live lease").isEmpty();
+
+        db.expireLease(id);
+        List<ClaimedMessage> again = db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY);
+
+        assertThat(again).hasSize(1);
+        ClaimedMessage second = again.getFirst();
+        assertThat(second.leased().id().asUuid()).isEqualTo(id);
+        assertThat(second.leaseExpired()).isTrue();
+        assertThat(second.leased().lease().token()).isNotEqualTo(first.leased().lease().token());
+        assertThat(second.leased().attempts()).isEqualTo(2);
+        Row row = db.existing(id);
+        assertThat(row.leaseOwner()).isEqualTo("worker-b");
+        assertThat(row.leaseToken()).isEqualTo(second.leased().lease().token());
+        assertThat(row.attempts()).isEqualTo(2);
+        assertThat(row.version()).as("claims do not change version").isZero();
+    }
+
+    @Test
+    void unorderedClaimTakesRowsInSeqOrderIgnoringKeysAndCountsAnAttempt() throws Exception {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ids.add(db.insert(i % 3 == 0 ? null : "key-" + (i % 2)));
+        }
+        OutboxStore store = db.store();
+
+        List<ClaimedMessage> first = db.claim(store, "worker-a", 4, LEASE, Ordering.NONE);
+        List<ClaimedMessage> second = db.claim(store, "worker-b", 4, LEASE, Ordering.NONE);
+
+        assertThat(sortedIds(first)).isEqualTo(ids.subList(0, 4));
+        assertThat(sortedIds(second)).isEqualTo(ids.subList(4, 8));
+        assertThat(first).allSatisfy(m -> assertThat(m.leased().attempts()).isEqualTo(1));
+        assertThat(countWhere("attempts = 1 AND lease_until > now()")).isEqualTo(8);
+        assertThat(countWhere("attempts = 0 AND lease_until IS NULL")).isEqualTo(2);
+    }
+
+    private static List<UUID> sortedIds(List<ClaimedMessage> batch) {
+        return batch.stream().sorted(Comparator.comparingLong(m -> m.leased().seq()))
+                .map(m -> m.leased().id().asUuid()).toList();
+    }
+
+    @Test
+    void perKeyClaimOnASkewedBacklogReturnsAFullBatchOfHeadRuns() throws Exception {
+        int rows = 100_000;
+        try (Connection c = db.jdbc(); Statement s = c.createStatement()) {
+            s.executeUpdate("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT 'store-topic', CASE WHEN g % 2 = 0 THEN 'hot' ELSE 'k-' || (g % 5000) END, 'TestEvent',
+                           '\\x7b7d'::bytea
+                      FROM generate_series(1, %d) g ORDER BY g""".formatted(rows));
+            s.execute("ANALYZE outbox_message");
+        }
+        OutboxStore store = db.store();
+        int limit = 200;
+
+        for (int claim = 0; claim < 3; claim++) {
+            long start = System.nanoTime();
+            List<ClaimedMessage> batch = db.claim(store, "worker-" + claim, limit, LEASE, Ordering.PER_KEY);
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            Map<String, List<Long>> runs = seqsByKey(batch);
+            System.out.println("DIAG skewed claim " + claim + ": " + batch.size() + " rows, " + runs.size()
+                    + " keys, hot=" + runs.getOrDefault("hot", List.of()).size() + " in " + elapsedMs + " ms");
+
+            assertThat(batch).hasSize(limit);
+            assertThat(batch).extracting(ClaimedMessage::key).doesNotContainNull();
+            Set<UUID> distinct = batch.stream().map(m -> m.leased().id().asUuid()).collect(Collectors.toSet());
+            assertThat(distinct).hasSize(limit);
+            for (Map.Entry<String, List<Long>> run : runs.entrySet()) {
+                List<Long> expected = firstLiveSeqs(run.getKey(), run.getValue().size());
+                assertThat(run.getValue()).as("run of %s starts at its head", run.getKey()).isEqualTo(expected);
+                assertThat(countWhere("message_key = '" + run.getKey() + "' AND lease_owner IS NOT NULL "
+                        + "AND lease_owner <> 'worker-" + claim + "' AND lease_until > now()"))
+                        .as("key %s also leased by an earlier claim", run.getKey()).isZero();
+            }
+        }
+    }
+
+    /** The first {@code n} live seqs of {@code key} that are not leased by anyone else (its head run). */
+    private static List<Long> firstLiveSeqs(String key, int n) throws Exception {
+        List<Long> seqs = new ArrayList<>();
+        try (Connection c = db.jdbc(); PreparedStatement s = c.prepareStatement("""
+                SELECT seq FROM outbox_message
+                 WHERE message_key = ? AND status IN ('PENDING', 'RETRY_SCHEDULED') ORDER BY seq LIMIT ?""")) {
+            s.setString(1, key);
+            s.setInt(2, n);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    seqs.add(rs.getLong(1));
+                }
+            }
+        }
+        return seqs;
+    }
+
+    private static long countWhere(String where) throws Exception {
+        try (Connection c = db.jdbc(); ResultSet rs = c.createStatement()
+                .executeQuery("SELECT count(*) FROM outbox_message WHERE " + where)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

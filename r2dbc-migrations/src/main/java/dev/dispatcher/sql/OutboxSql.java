@@ -182,10 +182,11 @@ public final class OutboxSql {
      * <p>Shape, as DESIGN.md fixes it: inputs are de-duplicated (first occurrence wins) and carried with their
      * ordinal; {@code snap} reads the rows as the statement's snapshot sees them; {@code cur} locks the current
      * rows in id order ({@code FOR NO KEY UPDATE} waits for a concurrent writer, then yields its committed
-     * version, or nothing if it deleted the row), so two batches never deadlock; the UPDATE joins {@code cur}
-     * with its own unnest of the parameters (one input CTE feeding both the snapshot read and the UPDATE was seen
-     * to return a re-checked row twice on PG 18.1), and its guard (our token, lease not ended, live status) is on
-     * the target row's own columns, which PostgreSQL re-checks on the newest version.
+     * version, or nothing if it deleted the row), so two batches never deadlock; {@code cur} and the UPDATE are fed
+     * by their own unnest of the parameters ({@code req}; one input CTE feeding both the snapshot read and the
+     * UPDATE was seen to return a re-checked row twice on PG 18.1), the UPDATE joins the materialised {@code cur}
+     * to the table by primary key (one index probe per row), and its guard (our token, lease not ended, live
+     * status) is on the target row's own columns, which PostgreSQL re-checks on the newest version.
      *
      * <p>Lease-ending transitions null {@code lease_until} and keep {@code lease_token}, so terminal rows keep the
      * token of the lease that finished them and a retry after a lost commit acknowledgement is recognised as our
@@ -203,38 +204,42 @@ public final class OutboxSql {
                   FROM outbox_message s
                  WHERE s.id IN (SELECT id FROM input)
             ),
+            req AS MATERIALIZED (
+                SELECT DISTINCT ON (x.id) x.id, x.token, x.kind, x.millis, x.error
+                  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
+                       WITH ORDINALITY AS x(id, token, kind, millis, error, ord)
+                 ORDER BY x.id, x.ord
+            ),
             cur AS MATERIALIZED (
-                SELECT k.id, k.status, k.lease_token, k.lease_until, k.version, k.attempts
-                  FROM outbox_message k
-                 WHERE k.id = ANY($1::uuid[])
+                SELECT k.id, k.status, k.lease_token, k.lease_until, k.version, k.attempts,
+                       r.token AS req_token, r.kind, r.millis, r.error
+                  FROM req r
+                  JOIN outbox_message k ON k.id = r.id
                  ORDER BY k.id
-                   FOR NO KEY UPDATE
+                   FOR NO KEY UPDATE OF k
             ),
             upd AS (
                 UPDATE outbox_message t
-                   SET status = CASE r.kind WHEN 'deliver' THEN 'DELIVERED'
+                   SET status = CASE c.kind WHEN 'deliver' THEN 'DELIVERED'
                                             WHEN 'retry' THEN 'RETRY_SCHEDULED'
                                             WHEN 'dead_letter' THEN 'DEAD_LETTERED'
                                             ELSE t.status END,
-                       version = CASE WHEN r.kind IN ('deliver', 'retry', 'dead_letter') THEN t.version + 1
+                       version = CASE WHEN c.kind IN ('deliver', 'retry', 'dead_letter') THEN t.version + 1
                                       ELSE t.version END,
-                       attempts = CASE WHEN r.kind = 'release' THEN greatest(t.attempts - 1, 0) ELSE t.attempts END,
-                       lease_until = CASE WHEN r.kind = 'renew' THEN now() + r.millis * interval '1 millisecond'
+                       attempts = CASE WHEN c.kind = 'release' THEN greatest(t.attempts - 1, 0) ELSE t.attempts END,
+                       lease_until = CASE WHEN c.kind = 'renew' THEN now() + c.millis * interval '1 millisecond'
                                           ELSE NULL END,
-                       visible_after = CASE WHEN r.kind = 'retry' THEN now() + r.millis * interval '1 millisecond'
+                       visible_after = CASE WHEN c.kind = 'retry' THEN now() + c.millis * interval '1 millisecond'
                                             ELSE t.visible_after END,
-                       delivered_at = CASE WHEN r.kind = 'deliver' THEN now() ELSE t.delivered_at END,
-                       dead_lettered_at = CASE WHEN r.kind = 'dead_letter' THEN now() ELSE t.dead_lettered_at END,
-                       last_error = CASE WHEN r.kind IN ('retry', 'dead_letter') THEN r.error ELSE t.last_error END
+                       delivered_at = CASE WHEN c.kind = 'deliver' THEN now() ELSE t.delivered_at END,
+                       dead_lettered_at = CASE WHEN c.kind = 'dead_letter' THEN now() ELSE t.dead_lettered_at END,
+                       last_error = CASE WHEN c.kind IN ('retry', 'dead_letter') THEN c.error ELSE t.last_error END
                   FROM cur c
-                  JOIN (SELECT DISTINCT ON (x.id) x.id, x.token, x.kind, x.millis, x.error
-                          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
-                               WITH ORDINALITY AS x(id, token, kind, millis, error, ord)
-                         ORDER BY x.id, x.ord) r ON r.id = c.id
                  WHERE t.id = c.id
-                   AND t.lease_token = r.token
-                   AND t.lease_until IS NOT NULL
-                   AND t.status IN %s
+                   -- The guard, wrapped so the planner cannot estimate it from column statistics: with stale
+                   -- statistics (no leases when last analysed) it would otherwise expect one row, scan the table
+                   -- and loop over cur for each row; this keeps the plan a primary-key probe per cur row.
+                   AND (t.lease_token = c.req_token AND t.lease_until IS NOT NULL AND t.status IN %s) IS TRUE
                 RETURNING t.id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
             )
             SELECT i.id,
@@ -305,4 +310,176 @@ public final class OutboxSql {
               FROM outbox_message b
              WHERE b.status IN %1$s
             """.formatted(LIVE);
+
+    // ---- ingest and operator statements
+
+    /**
+     * Takes the writer lock of every distinct key in {@code $1} (text array), in lock-id order, so two
+     * transactions writing overlapping key sets never deadlock on each other's advisory locks. The same lock as
+     * {@link #LOCK_KEY}. Index: none (advisory locks only); cheap, never blocks writers of other keys.
+     */
+    public static final String LOCK_KEYS = """
+            SELECT count(pg_advisory_xact_lock(l.lock_id))
+              FROM (SELECT DISTINCT hashtextextended(k, 7351) AS lock_id
+                      FROM unnest($1::text[]) AS k
+                     WHERE k IS NOT NULL
+                     ORDER BY 1) l
+            """;
+
+    /**
+     * Inserts one row unless its id exists; parameters as {@link #INSERT}. Returns nothing when the id was taken,
+     * and the caller then reads the stored row with {@link #FIND_FOR_INGEST}. Index: the primary key; a concurrent
+     * insert of the same id waits for the other transaction and then does nothing, so a repeated id is never an
+     * error and never written twice.
+     */
+    public static final String INSERT_IF_ABSENT = """
+            INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
+                                        correlation_id, causation_id)
+            VALUES ($1::uuid, $2, $3, $4, $5, coalesce($6, 'application/json'), coalesce($7::jsonb, '{}'::jsonb),
+                    $8, $9)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id, seq, status, version, created_at
+            """;
+
+    /**
+     * Reads a stored row for an ingest whose id was taken, and whether its content equals the request's;
+     * parameters as {@link #INSERT}. Index: the primary key. Runs in the ingest's transaction after
+     * {@link #INSERT_IF_ABSENT}, as a new statement, so under READ COMMITTED it sees a row a concurrent ingest
+     * committed while the insert waited.
+     */
+    public static final String FIND_FOR_INGEST = """
+            SELECT id, seq, status, version, created_at,
+                   (topic = $2 AND message_key IS NOT DISTINCT FROM $3 AND event_type = $4 AND payload = $5
+                    AND content_type = coalesce($6, 'application/json')
+                    AND headers = coalesce($7::jsonb, '{}'::jsonb)
+                    AND correlation_id IS NOT DISTINCT FROM $8 AND causation_id IS NOT DISTINCT FROM $9)
+                       AS same_content
+              FROM outbox_message
+             WHERE id = $1::uuid
+            """;
+
+    /** Every column an operator sees, headers as JSON text. */
+    private static final String ENTRY_COLUMNS = """
+            id, seq, topic, message_key, event_type, payload, content_type, headers::text AS headers,
+            correlation_id, causation_id, status, attempts, visible_after, lease_owner, lease_token, lease_until,
+            version, created_at, last_attempt_at, delivered_at, dead_lettered_at, last_error
+            """;
+
+    /** One row by id. Parameter {@code $1} id. Index: the primary key; a plain read, no locks. */
+    public static final String FIND = "SELECT " + ENTRY_COLUMNS + " FROM outbox_message WHERE id = $1::uuid";
+
+    /**
+     * One row by id, locked for an operator mutation in the caller's transaction. Parameter {@code $1} id.
+     * Index: the primary key. {@code FOR NO KEY UPDATE} waits for a concurrent writer (a relay's transition or
+     * another operator) and then returns its committed version, so the caller decides on the current row; a
+     * relay's claim ({@code SKIP LOCKED}) passes over the row meanwhile.
+     */
+    public static final String FIND_FOR_UPDATE = FIND + " FOR NO KEY UPDATE";
+
+    /**
+     * Operator replay: back to {@code PENDING}, visible now, attempts reset, lease and finish times cleared,
+     * version bumped. Parameters: {@code $1} id, {@code $2} expected version. Index: the primary key. Optimistic:
+     * the {@code version} guard is re-checked on the newest row version, so a lost race updates nothing (the
+     * caller reports a conflict, never retries). Terminal statuses only; the domain checks legality first.
+     */
+    public static final String REPLAY = """
+            UPDATE outbox_message
+               SET status = 'PENDING', attempts = 0, visible_after = now(), lease_owner = NULL, lease_token = NULL,
+                   lease_until = NULL, delivered_at = NULL, dead_lettered_at = NULL, version = version + 1
+             WHERE id = $1::uuid AND version = $2 AND status IN ('DELIVERED', 'DEAD_LETTERED')
+            RETURNING """ + ENTRY_COLUMNS;
+
+    /**
+     * Operator dead-letter of a live row: lease cleared (a relay still holding it gets {@code StaleLease}),
+     * version bumped. Parameters: {@code $1} id, {@code $2} expected version, {@code $3} reason. Index: the primary
+     * key. Optimistic on {@code version}, as {@link #REPLAY}.
+     */
+    public static final String MANUAL_DEAD_LETTER = """
+            UPDATE outbox_message
+               SET status = 'DEAD_LETTERED', dead_lettered_at = now(), last_error = $3, lease_owner = NULL,
+                   lease_token = NULL, lease_until = NULL, version = version + 1
+             WHERE id = $1::uuid AND version = $2 AND status IN ('PENDING', 'RETRY_SCHEDULED')
+            RETURNING """ + ENTRY_COLUMNS;
+
+    /** Row state as audit JSON (no payload); {@code %s} is the row alias. */
+    private static final String AUDIT_STATE = """
+            jsonb_build_object('status', %1$s.status, 'version', %1$s.version, 'attempts', %1$s.attempts,
+                               'visible_after', %1$s.visible_after, 'lease_owner', %1$s.lease_owner,
+                               'lease_token', %1$s.lease_token, 'lease_until', %1$s.lease_until,
+                               'last_error', %1$s.last_error)""";
+
+    /**
+     * Bulk replay of dead letters by filter, audited per message, in one statement. Parameters: {@code $1} topic
+     * (null: any), {@code $2} key (null: any), {@code $3} text the last error contains (null: any), {@code $4}
+     * limit, {@code $5} actor. Returns the replayed ids in seq order.
+     *
+     * <p>Index: {@code outbox_message_dead_letter_idx} (topic, seq) where DEAD_LETTERED, which holds only dead
+     * letters, so the filter scans few rows. Concurrency: {@code FOR NO KEY UPDATE SKIP LOCKED} passes over rows
+     * another operator is changing; the UPDATE re-checks the status on the newest version; each replayed row gets
+     * its audit row in the same statement, so a row is replayed and audited once or not at all.
+     */
+    public static final String REPLAY_DEAD_LETTERS = """
+            WITH picked AS MATERIALIZED (
+                SELECT d.id, d.seq, %1$s AS before_state
+                  FROM outbox_message d
+                 WHERE d.status = 'DEAD_LETTERED'
+                   AND ($1::text IS NULL OR d.topic = $1)
+                   AND ($2::text IS NULL OR d.message_key = $2)
+                   AND ($3::text IS NULL OR strpos(d.last_error, $3) > 0)
+                 ORDER BY d.seq
+                 LIMIT $4
+                   FOR NO KEY UPDATE SKIP LOCKED
+            ),
+            upd AS (
+                UPDATE outbox_message t
+                   SET status = 'PENDING', attempts = 0, visible_after = now(), lease_owner = NULL,
+                       lease_token = NULL, lease_until = NULL, delivered_at = NULL, dead_lettered_at = NULL,
+                       version = t.version + 1
+                  FROM picked p
+                 WHERE t.id = p.id AND t.status = 'DEAD_LETTERED'
+                RETURNING t.id, p.seq, p.before_state, %2$s AS after_state
+            ),
+            audited AS (
+                INSERT INTO dispatch_audit (actor, action, queue, message_id, detail, before_state, after_state)
+                SELECT $5, 'replay', 'outbox', u.id::text, jsonb_build_object('bulk', true), u.before_state,
+                       u.after_state
+                  FROM upd u
+                RETURNING message_id
+            )
+            SELECT u.id FROM upd u ORDER BY u.seq
+            """.formatted(AUDIT_STATE.formatted("d"), AUDIT_STATE.formatted("t"));
+
+    /**
+     * Operator listing: rows after a seq cursor in seq order, optionally of one status, topic and key. Parameters: {@code $1} cursor (seq; 0 from the start), {@code $2} limit,
+     * then {@code $3} topic and {@code $4} key when {@code byTopic}/{@code byKey}.
+     *
+     * <p>The status is written into the text (an enum value, never user text), so the planner can use the partial
+     * indexes: {@code outbox_message_live_seq_idx} or {@code outbox_message_live_key_idx} for live statuses,
+     * {@code outbox_message_dead_letter_idx} for dead letters, the {@code seq} unique index otherwise. A plain
+     * read: rows may change while an operator pages; each page is consistent.
+     */
+    public static String list(String statusOrNull, boolean byTopic, boolean byKey) {
+        if (statusOrNull != null && !statusOrNull.matches("[A-Z_]{1,32}")) {
+            throw new IllegalArgumentException("status must be a status name, but was '" + statusOrNull + "'");
+        }
+        StringBuilder sql = new StringBuilder("SELECT ").append(ENTRY_COLUMNS)
+                .append(" FROM outbox_message WHERE seq > $1");
+        if (statusOrNull != null) {
+            sql.append(" AND status = '").append(statusOrNull).append('\'');
+        }
+        if (byTopic) {
+            sql.append(" AND topic = $3");
+        }
+        if (byKey) {
+            sql.append(" AND message_key = $").append(byTopic ? 4 : 3);
+        }
+        return sql.append(" ORDER BY seq LIMIT $2").toString();
+    }
+
+    /**
+     * Dead-lettered rows, for the stats endpoint. Index: {@code outbox_message_dead_letter_idx} (index-only;
+     * small because dead letters are rare).
+     */
+    public static final String COUNT_DEAD_LETTERED =
+            "SELECT count(*) AS dead_lettered FROM outbox_message WHERE status = 'DEAD_LETTERED'";
 }

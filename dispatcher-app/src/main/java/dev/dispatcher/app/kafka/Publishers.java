@@ -1,11 +1,28 @@
 package dev.dispatcher.app.kafka;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /** Creates the {@link RecordPublisher} the service uses. */
 public final class Publishers {
 
     private Publishers() {
+    }
+
+    /**
+     * {@code configured} plus the producer settings Dispatcher relies on unless the operator set them (under
+     * {@code spring.kafka.producer.*}): a short linger and large batches for throughput, and delivery, request and
+     * block timeouts short enough that an outage releases leased rows well within a lease renewal cycle.
+     */
+    public static Map<String, Object> withDefaults(Map<String, Object> configured) {
+        Map<String, Object> props = new HashMap<>(configured);
+        props.putIfAbsent("linger.ms", 5);
+        props.putIfAbsent("batch.size", 131072);
+        props.putIfAbsent("delivery.timeout.ms", 30000);
+        props.putIfAbsent("request.timeout.ms", 10000);
+        props.putIfAbsent("max.block.ms", 10000);
+        props.putIfAbsent("max.in.flight.requests.per.connection", 5);
+        return props;
     }
 
     /**

@@ -13,7 +13,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
@@ -31,18 +30,6 @@ public class OutboxConfiguration {
     /** How often the backlog gauges refresh and the summary line is logged. */
     static final Duration SUMMARY_EVERY = Duration.ofSeconds(5);
 
-    /** Producer settings Dispatcher relies on unless the operator set them under spring.kafka.producer.*. */
-    static Map<String, Object> producerDefaults(Map<String, Object> configured) {
-        Map<String, Object> props = new HashMap<>(configured);
-        props.putIfAbsent("linger.ms", 5);
-        props.putIfAbsent("batch.size", 131072);
-        props.putIfAbsent("delivery.timeout.ms", 30000);
-        props.putIfAbsent("request.timeout.ms", 10000);
-        props.putIfAbsent("max.block.ms", 10000);
-        props.putIfAbsent("max.in.flight.requests.per.connection", 5);
-        return props;
-    }
-
     @Bean
     OutboxStore outboxStore(ConnectionFactory connectionFactory) {
         return OutboxStore.r2dbc(connectionFactory);
@@ -50,7 +37,7 @@ public class OutboxConfiguration {
 
     @Bean(destroyMethod = "close")
     RecordPublisher recordPublisher(KafkaProperties kafka) {
-        return Publishers.kafka(producerDefaults(kafka.buildProducerProperties()), kafka.buildAdminProperties());
+        return Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()), kafka.buildAdminProperties());
     }
 
     @Bean

@@ -68,7 +68,7 @@ final class RelayFixture implements AutoCloseable {
     }
 
     RecordPublisher publisher(String bootstrap, Map<String, Object> overrides) {
-        Map<String, Object> props = new HashMap<>(OutboxConfiguration.producerDefaults(Map.of()));
+        Map<String, Object> props = new HashMap<>(Publishers.withDefaults(Map.of()));
         props.put("bootstrap.servers", bootstrap);
         props.putAll(overrides);
         RecordPublisher publisher = Publishers.kafka(props, Map.of("bootstrap.servers", bootstrap));

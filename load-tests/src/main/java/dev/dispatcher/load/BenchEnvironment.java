@@ -1,0 +1,117 @@
+package dev.dispatcher.load;
+
+import dev.dispatcher.app.kafka.Publishers;
+import dev.dispatcher.app.kafka.RecordPublisher;
+import dev.dispatcher.testkit.EmbeddedKafkaServer;
+import dev.dispatcher.testkit.EmbeddedPostgresServer;
+import dev.dispatcher.testkit.KafkaServer;
+import dev.dispatcher.testkit.PostgresServer;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.pool.ConnectionPoolConfiguration;
+import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
+import io.r2dbc.postgresql.PostgresqlConnectionFactory;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The servers a benchmark runs on: a durable embedded PostgreSQL (fsync and synchronous_commit on) and one
+ * in-process KRaft broker, co-located with the relay on the same machine. Each phase gets its own schema and topic.
+ */
+final class BenchEnvironment implements AutoCloseable {
+
+    final PostgresServer postgres = EmbeddedPostgresServer.durable();
+    final KafkaServer kafka = EmbeddedKafkaServer.start();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    String schema(String prefix) {
+        return postgres.createSchema(prefix);
+    }
+
+    Connection jdbc(String schema) throws SQLException {
+        Connection c = postgres.openConnection();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+        }
+        return c;
+    }
+
+    /** Whether PostgreSQL really runs durably; reported in every RESULT. */
+    boolean fsync() throws SQLException {
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT current_setting('fsync') = 'on' AND current_setting('synchronous_commit') = 'on'")) {
+            r.next();
+            return r.getBoolean(1);
+        }
+    }
+
+    ConnectionPool pool(String schema, String appName, int size) {
+        PostgresqlConnectionFactory direct = new PostgresqlConnectionFactory(PostgresqlConnectionConfiguration.builder()
+                .host(postgres.host()).port(postgres.port()).database(postgres.database())
+                .username(postgres.username()).password(postgres.password())
+                .schema(schema).applicationName(appName)
+                .preparedStatementCacheQueries(-1)
+                .build());
+        ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)
+                .initialSize(size).maxSize(size).build());
+        closeables.add(pool::dispose);
+        return pool;
+    }
+
+    RecordPublisher publisher() {
+        Map<String, Object> props = new HashMap<>(Publishers.withDefaults(Map.of()));
+        props.put("bootstrap.servers", kafka.bootstrapServers());
+        RecordPublisher publisher = Publishers.kafka(props, Map.of("bootstrap.servers", kafka.bootstrapServers()));
+        closeables.add(publisher);
+        return publisher;
+    }
+
+    /** Seeds {@code n} rows directly (one multi-row INSERT ... SELECT), returns their ids. */
+    Set<String> seed(String schema, String topic, BenchOptions o, int n) throws SQLException {
+        try (Connection c = jdbc(schema); Statement s = c.createStatement()) {
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT '%s', %s, 'BenchEvent', convert_to(repeat('x', %d), 'UTF8')
+                      FROM generate_series(1, %d) g
+                    """.formatted(topic, o.keyExpression(), o.payloadBytes(), n));
+            s.execute("ANALYZE outbox_message");
+            Set<String> ids = new HashSet<>(n * 2);
+            try (ResultSet r = s.executeQuery("SELECT id::text FROM outbox_message")) {
+                while (r.next()) {
+                    ids.add(r.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+
+    long backlog(String schema) {
+        try (Connection c = jdbc(schema); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT count(*) FROM outbox_message WHERE status IN ('PENDING', 'RETRY_SCHEDULED')")) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            try {
+                closeables.get(i).close();
+            } catch (Exception e) {
+                // best effort at exit
+            }
+        }
+        kafka.close();
+        postgres.close();
+    }
+}

@@ -1,0 +1,71 @@
+package dev.dispatcher.load;
+
+import dev.dispatcher.app.store.Ordering;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Command-line options of {@link RelayBenchmark}: {@code --name value} pairs after the mode.
+ *
+ * @param mode drain, latency or sweep
+ * @param n messages to drain
+ * @param keys {@code 64} (spread evenly), {@code hot} (one key holds half, 63 share the rest) or a number
+ * @param ordering per-key or none
+ * @param batchSize relay batch size
+ * @param inFlight max in-flight batches
+ * @param concurrency publish concurrency
+ * @param payloadBytes payload size
+ * @param rate offered messages per second (latency mode)
+ * @param duration how long to offer load (latency mode)
+ * @param baseline whether to run the naive baseline (drain mode)
+ */
+record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
+        int payloadBytes, int rate, Duration duration, boolean baseline) {
+
+    static BenchOptions parse(String[] args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("usage: drain|latency|sweep [--n N] [--keys 64|hot|K] "
+                    + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
+                    + "[--payload-bytes P] [--rate R] [--duration-s S] [--quick] [--baseline true|false]");
+        }
+        Map<String, String> o = new HashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            String name = args[i].replaceFirst("^--", "");
+            if (name.equals("quick")) {
+                o.put("quick", "true");
+            } else if (i + 1 < args.length) {
+                o.put(name, args[++i]);
+            } else {
+                throw new IllegalArgumentException("option --" + name + " needs a value");
+            }
+        }
+        boolean quick = Boolean.parseBoolean(o.getOrDefault("quick", "false"));
+        String mode = args[0].toLowerCase(Locale.ROOT);
+        return new BenchOptions(mode,
+                Integer.parseInt(o.getOrDefault("n", quick ? "3000" : "100000")),
+                o.getOrDefault("keys", "64"),
+                "none".equals(o.getOrDefault("ordering", "per-key")) ? Ordering.NONE : Ordering.PER_KEY,
+                Integer.parseInt(o.getOrDefault("batch-size", "500")),
+                Integer.parseInt(o.getOrDefault("in-flight", "4")),
+                Integer.parseInt(o.getOrDefault("concurrency", "64")),
+                Integer.parseInt(o.getOrDefault("payload-bytes", "256")),
+                Integer.parseInt(o.getOrDefault("rate", quick ? "200" : "2000")),
+                Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration-s", quick ? "5" : "30"))),
+                Boolean.parseBoolean(o.getOrDefault("baseline", "true")));
+    }
+
+    /** SQL expression for the key of generated row {@code g} (1-based). */
+    String keyExpression() {
+        return switch (keys) {
+            case "hot" -> "CASE WHEN g % 2 = 0 THEN 'hot' ELSE 'key-' || (g % 63) END";
+            case "none", "0" -> "NULL";
+            default -> "'key-' || (g % " + Integer.parseInt(keys) + ")";
+        };
+    }
+
+    String orderingName() {
+        return ordering == Ordering.NONE ? "none" : "per-key";
+    }
+}

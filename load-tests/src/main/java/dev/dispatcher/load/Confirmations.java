@@ -1,0 +1,103 @@
+package dev.dispatcher.load;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Consumes a topic from the beginning on its own thread and counts what really arrived: records, distinct message
+ * ids, and the first arrival time of each id. The only source of lost and duplicate figures.
+ */
+final class Confirmations implements AutoCloseable {
+
+    private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
+    private final AtomicLong records = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    Confirmations(String bootstrap, String topic, int partitions) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + System.nanoTime());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
+        KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> assigned = java.util.stream.IntStream.range(0, partitions)
+                .mapToObj(i -> new TopicPartition(topic, i)).toList();
+        consumer.assign(assigned);
+        consumer.seekToBeginning(assigned);
+        thread = new Thread(() -> {
+            try (consumer) {
+                while (running) {
+                    for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(20))) {
+                        long now = System.nanoTime();
+                        records.incrementAndGet();
+                        Header id = r.headers().lastHeader("message-id");
+                        if (id != null) {
+                            firstSeenNanos.putIfAbsent(new String(id.value(), StandardCharsets.UTF_8), now);
+                        }
+                    }
+                }
+            }
+        }, "bench-consumer");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    long records() {
+        return records.get();
+    }
+
+    long distinct() {
+        return firstSeenNanos.size();
+    }
+
+    Long firstSeenNanos(String id) {
+        return firstSeenNanos.get(id);
+    }
+
+    /** Waits until {@code n} distinct ids arrived or the timeout passes; returns whether they did. */
+    boolean awaitDistinct(long n, Duration timeout, Runnable progress) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (distinct() < n && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+            if (System.nanoTime() > nextProgress) {
+                progress.run();
+                nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            }
+        }
+        return distinct() >= n;
+    }
+
+    /** Lost: expected ids that never arrived. */
+    long lost(Set<String> expected) {
+        return expected.stream().filter(id -> !firstSeenNanos.containsKey(id)).count();
+    }
+
+    /** Duplicates: records beyond the first of each id. */
+    long duplicates() {
+        return records.get() - firstSeenNanos.size();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        thread.join(5000);
+    }
+}

@@ -1,0 +1,332 @@
+package dev.dispatcher.load;
+
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.outbox.OutboxListener;
+import dev.dispatcher.app.outbox.Relay;
+import dev.dispatcher.app.outbox.RelayBreaker;
+import dev.dispatcher.app.outbox.RelaySettings;
+import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.OutboxStore;
+import dev.dispatcher.app.store.TransitionRequest;
+import dev.dispatcher.domain.Jitter;
+import dev.dispatcher.domain.RetryPolicy;
+import dev.dispatcher.domain.Transition;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.r2dbc.pool.ConnectionPool;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Relay benchmarks. Modes:
+ * <ul>
+ *   <li>{@code drain}: seed N rows directly, start the relay, time until a consumer has seen all N ids; in the same
+ *       run, the naive baseline relay drains the same N and the PostgreSQL-only ceiling (the relay's own claim and
+ *       completion statements back to back in batches, no Kafka) is measured. RESULT {@code relay-drain}.</li>
+ *   <li>{@code latency}: one-row transactions at a fixed offered rate, commit-to-Kafka latency percentiles from the
+ *       consumer. RESULT {@code relay-latency}.</li>
+ *   <li>{@code sweep}: batch size x publish concurrency x in-flight batches, a table, RESULT {@code relay-sweep}
+ *       with the best row.</li>
+ * </ul>
+ * PostgreSQL runs durably (fsync and synchronous_commit on); the last line printed is always the RESULT.
+ */
+public final class RelayBenchmark {
+
+    private RelayBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchOptions o = BenchOptions.parse(args);
+        String result;
+        try (BenchEnvironment env = new BenchEnvironment()) {
+            result = switch (o.mode()) {
+                case "drain" -> drain(env, o);
+                case "latency" -> latency(env, o);
+                case "sweep" -> sweep(env, o);
+                default -> throw new IllegalArgumentException("unknown mode " + o.mode() + ": drain|latency|sweep");
+            };
+        }
+        System.out.println("RESULT " + result);
+        System.exit(0);
+    }
+
+    // ------------------------------------------------------------------ drain
+
+    /** One relay drain of N seeded rows. */
+    record DrainRun(int n, double msgsPerSecond, long lost, long duplicates) {
+    }
+
+    static String drain(BenchEnvironment env, BenchOptions o) throws Exception {
+        DrainRun relay = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.n());
+        double ceiling = pgCeiling(env, o);
+        int baselineN = Math.min(o.n(), 20_000);
+        double baseline = o.baseline() ? naiveDrain(env, o, baselineN) : 0;
+        Map<String, Object> r = common(env, o, "relay-drain");
+        r.put("n", relay.n());
+        r.put("msgs_per_s", round(relay.msgsPerSecond()));
+        r.put("baseline_msgs_per_s", round(baseline));
+        r.put("baseline_n", baselineN);
+        r.put("pg_ceiling_msgs_per_s", round(ceiling));
+        r.put("ratio_to_baseline", baseline > 0 ? round(relay.msgsPerSecond() / baseline) : 0);
+        r.put("ratio_to_pg_ceiling", round(relay.msgsPerSecond() / ceiling));
+        r.put("lost", relay.lost());
+        r.put("duplicates", relay.duplicates());
+        r.put("batch_size", o.batchSize());
+        r.put("publish_concurrency", o.concurrency());
+        r.put("max_in_flight_batches", o.inFlight());
+        return json(r);
+    }
+
+    static DrainRun relayDrain(BenchEnvironment env, BenchOptions o, int batch, int concurrency, int inFlight, int n)
+            throws Exception {
+        String schema = env.schema("drain");
+        String topic = "bench-" + schema;
+        env.kafka.createTopic(topic, 6);
+        Set<String> ids = env.seed(schema, topic, o, n);
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+            ConnectionPool pool = env.pool(schema, "bench-relay", inFlight * 2 + 4);
+            RelaySettings settings = new RelaySettings("bench-relay", batch, inFlight, concurrency,
+                    Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
+                    RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
+                            new SplittableRandom()), Duration.ofSeconds(30));
+            Relay relay = new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create("bench"),
+                    new DispatcherMetrics(new SimpleMeterRegistry()), () -> false);
+            OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
+            listener.start();
+            long start = System.nanoTime();
+            relay.start();
+            boolean all = confirmed.awaitDistinct(n, Duration.ofMinutes(10), () -> progress("drain", start,
+                    confirmed.distinct(), n, env.backlog(schema)));
+            long elapsed = System.nanoTime() - start;
+            relay.stop().block(Duration.ofSeconds(30));
+            listener.stop();
+            Thread.sleep(500);
+            double rate = n / (elapsed / 1e9);
+            System.out.printf(Locale.ROOT, "drain: %d messages in %.2f s = %.0f msgs/s (%s)%n", n, elapsed / 1e9, rate,
+                    all ? "all confirmed" : "NOT all confirmed");
+            return new DrainRun(n, rate, confirmed.lost(ids), confirmed.duplicates());
+        }
+    }
+
+    static double naiveDrain(BenchEnvironment env, BenchOptions o, int n) throws Exception {
+        String schema = env.schema("naive");
+        String topic = "bench-" + schema;
+        env.kafka.createTopic(topic, 6);
+        env.seed(schema, topic, o, n);
+        long start = System.nanoTime();
+        long sent = NaiveRelay.drain(env, schema);
+        double rate = sent / ((System.nanoTime() - start) / 1e9);
+        System.out.printf(Locale.ROOT, "baseline: naive relay drained %d messages at %.0f msgs/s%n", sent, rate);
+        return rate;
+    }
+
+    /** The relay's claim and Deliver statements back to back, as many loops as in-flight batches, no Kafka. */
+    static double pgCeiling(BenchEnvironment env, BenchOptions o) throws Exception {
+        String schema = env.schema("ceiling");
+        env.seed(schema, "ceiling", o, o.n());
+        ConnectionPool pool = env.pool(schema, "bench-ceiling", o.inFlight() + 2);
+        OutboxStore store = OutboxStore.r2dbc(pool);
+        AtomicLong done = new AtomicLong();
+        long start = System.nanoTime();
+        Flux.range(0, o.inFlight())
+                .flatMap(loop -> Mono.defer(() -> store.claimBatch("ceiling-" + loop, o.batchSize(),
+                                        Duration.ofSeconds(30), o.ordering()))
+                        .flatMap(batch -> batch.isEmpty() ? Mono.just(0) : store.transition(deliverAll(batch))
+                                .map(results -> {
+                                    done.addAndGet(results.size());
+                                    return results.size();
+                                }))
+                        .repeat()
+                        .takeUntil(count -> count == 0 && env.backlog(schema) == 0)
+                        .then())
+                .blockLast();
+        double rate = done.get() / ((System.nanoTime() - start) / 1e9);
+        System.out.printf(Locale.ROOT, "ceiling: PostgreSQL-only claim+complete of %d rows at %.0f rows/s%n",
+                done.get(), rate);
+        return rate;
+    }
+
+    private static List<TransitionRequest> deliverAll(List<ClaimedMessage> batch) {
+        return batch.stream().map(m -> new TransitionRequest(m.leased(), new Transition.Deliver())).toList();
+    }
+
+    // ------------------------------------------------------------------ latency
+
+    static String latency(BenchEnvironment env, BenchOptions o) throws Exception {
+        String schema = env.schema("latency");
+        String topic = "bench-" + schema;
+        env.kafka.createTopic(topic, 6);
+        Map<String, Long> committedAt = new ConcurrentHashMap<>();
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+            ConnectionPool pool = env.pool(schema, "bench-relay", o.inFlight() * 2 + 4);
+            RelaySettings settings = new RelaySettings("bench-relay", o.batchSize(), o.inFlight(), o.concurrency(),
+                    Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
+                    RetryPolicy.defaults(new SplittableRandom()), Duration.ofSeconds(30));
+            Relay relay = new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create("bench"),
+                    new DispatcherMetrics(new SimpleMeterRegistry()), () -> false);
+            OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
+            listener.start();
+            relay.start();
+            Thread.sleep(1000);
+            int writers = 8;
+            long total = (long) o.rate() * o.duration().toSeconds();
+            long start = System.nanoTime();
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                Thread t = new Thread(() -> offer(env, schema, topic, o, writer, writers, total, start, committedAt));
+                t.start();
+                threads.add(t);
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            double offered = committedAt.size() / ((System.nanoTime() - start) / 1e9);
+            confirmed.awaitDistinct(committedAt.size(), Duration.ofSeconds(60), () -> { });
+            relay.stop().block(Duration.ofSeconds(30));
+            listener.stop();
+            List<Double> latencies = new ArrayList<>();
+            long lost = 0;
+            for (Map.Entry<String, Long> e : committedAt.entrySet()) {
+                Long seen = confirmed.firstSeenNanos(e.getKey());
+                if (seen == null) {
+                    lost++;
+                } else {
+                    latencies.add(Math.max(0, seen - e.getValue()) / 1e6);
+                }
+            }
+            Collections.sort(latencies);
+            Map<String, Object> r = common(env, o, "relay-latency");
+            r.put("offered_per_s", round(offered));
+            r.put("n", committedAt.size());
+            r.put("p50_ms", round(percentile(latencies, 0.50)));
+            r.put("p95_ms", round(percentile(latencies, 0.95)));
+            r.put("p99_ms", round(percentile(latencies, 0.99)));
+            r.put("max_ms", round(latencies.isEmpty() ? 0 : latencies.get(latencies.size() - 1)));
+            r.put("lost", lost);
+            r.put("duplicates", confirmed.duplicates());
+            return json(r);
+        }
+    }
+
+    /** One writer thread: one-row transactions, paced to its share of the offered rate. */
+    private static void offer(BenchEnvironment env, String schema, String topic, BenchOptions o, int writer,
+            int writers, long total, long start, Map<String, Long> committedAt) {
+        double intervalNanos = 1e9 * writers / o.rate();
+        byte[] payload = "x".repeat(o.payloadBytes()).getBytes();
+        try (Connection c = env.jdbc(schema); PreparedStatement insert = c.prepareStatement("""
+                INSERT INTO outbox_message (id, topic, message_key, event_type, payload) VALUES (?, ?, ?, 'BenchEvent', ?)
+                """)) {
+            for (long i = writer; i < total; i += writers) {
+                long due = start + (long) (i / (double) writers * intervalNanos);
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                UUID id = UUID.randomUUID();
+                insert.setObject(1, id);
+                insert.setString(2, topic);
+                insert.setString(3, "key-" + (i % 64));
+                insert.setBytes(4, payload);
+                insert.executeUpdate();
+                committedAt.put(id.toString(), System.nanoTime());
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static double percentile(List<Double> sorted, double p) {
+        if (sorted.isEmpty()) {
+            return 0;
+        }
+        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+    }
+
+    // ------------------------------------------------------------------ sweep
+
+    static String sweep(BenchEnvironment env, BenchOptions o) throws Exception {
+        int[] batches = o.n() <= 5000 ? new int[] {100, 500} : new int[] {100, 250, 500, 1000};
+        int[] concurrencies = o.n() <= 5000 ? new int[] {64} : new int[] {16, 64, 256};
+        int[] inFlights = o.n() <= 5000 ? new int[] {2, 4} : new int[] {1, 2, 4, 8};
+        List<String> table = new ArrayList<>();
+        table.add(String.format(Locale.ROOT, "%10s %12s %10s %12s %6s %6s", "batch", "concurrency", "in-flight",
+                "msgs/s", "lost", "dups"));
+        Map<String, Object> best = null;
+        double bestRate = -1;
+        for (int batch : batches) {
+            for (int concurrency : concurrencies) {
+                for (int inFlight : inFlights) {
+                    DrainRun run = relayDrain(env, o, batch, concurrency, inFlight, o.n());
+                    table.add(String.format(Locale.ROOT, "%10d %12d %10d %12.0f %6d %6d", batch, concurrency,
+                            inFlight, run.msgsPerSecond(), run.lost(), run.duplicates()));
+                    if (run.msgsPerSecond() > bestRate) {
+                        bestRate = run.msgsPerSecond();
+                        best = new LinkedHashMap<>();
+                        best.put("batch_size", batch);
+                        best.put("publish_concurrency", concurrency);
+                        best.put("max_in_flight_batches", inFlight);
+                        best.put("msgs_per_s", round(run.msgsPerSecond()));
+                        best.put("lost", run.lost());
+                        best.put("duplicates", run.duplicates());
+                    }
+                }
+            }
+        }
+        System.out.println("sweep (" + o.n() + " messages each, ordering " + o.orderingName() + ", keys " + o.keys()
+                + "):");
+        table.forEach(System.out::println);
+        Map<String, Object> r = common(env, o, "relay-sweep");
+        r.put("n", o.n());
+        r.putAll(best);
+        return json(r);
+    }
+
+    // ------------------------------------------------------------------ output
+
+    private static void progress(String phase, long start, long confirmed, long n, long backlog) {
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf(Locale.ROOT, "%s: %6.1fs confirmed %d of %d, %.0f msgs/s, backlog %d%n", phase, seconds,
+                confirmed, n, confirmed / seconds, backlog);
+    }
+
+    private static Map<String, Object> common(BenchEnvironment env, BenchOptions o, String name) throws Exception {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("name", name);
+        r.put("pg_fsync", env.fsync());
+        r.put("brokers", 1);
+        r.put("ordering", o.orderingName());
+        r.put("keys", o.keys());
+        r.put("payload_bytes", o.payloadBytes());
+        return r;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    static String json(Map<String, Object> fields) {
+        StringBuilder b = new StringBuilder("{");
+        fields.forEach((k, v) -> {
+            if (b.length() > 1) {
+                b.append(',');
+            }
+            b.append('"').append(k).append("\":");
+            b.append(v instanceof String s ? "\"" + s + "\"" : String.valueOf(v));
+        });
+        return b.append('}').toString();
+    }
+}

@@ -13,7 +13,8 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *   <li>{@code UUID.randomUUID} reads the seed of the shared {@code SecureRandom} from {@code /dev/urandom} once;
  *   <li>{@code SecureRandom.nextBytes} (the kit's schema suffixes, and TLS/driver nonces) may read the entropy
  *       source the same way;
- *   <li>class loading and service loading read jars on first use only.
+ *   <li>class loading and service loading read jars on first use only;
+ *   <li>Resilience4j's circuit breaker records a call under a lock held for a few counter updates.
  * </ul>
  * The kit's servers and proxy run on their own plain threads, which BlockHound does not watch.
  */
@@ -25,6 +26,8 @@ public final class TestKitBlockHoundIntegration implements BlockHoundIntegration
         .allowBlockingCallsInside("java.util.UUID", "randomUUID")
         .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")
         .allowBlockingCallsInside("java.lang.ClassLoader", "loadClass")
-        .allowBlockingCallsInside("java.util.ServiceLoader$LazyClassPathLookupIterator", "parse");
+        .allowBlockingCallsInside("java.util.ServiceLoader$LazyClassPathLookupIterator", "parse")
+        // Resilience4j's sliding window guards a few counters with a ReentrantLock held for nanoseconds, no I/O.
+        .allowBlockingCallsInside("io.github.resilience4j.core.metrics.FixedSizeSlidingWindowMetrics", "record");
   }
 }

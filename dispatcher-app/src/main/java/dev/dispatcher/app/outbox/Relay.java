@@ -229,8 +229,9 @@ public final class Relay {
                 .then(sent)
                 .flatMap(this::write)
                 .onErrorResume(e -> {
-                    log.error("relay {}: batch of {} failed unexpectedly", settings.workerId(), batch.size(), e);
-                    return Mono.empty();
+                    log.error("relay {}: batch of {} failed unexpectedly; releasing it", settings.workerId(),
+                            batch.size(), e);
+                    return releaseAll(batch);
                 });
     }
 
@@ -326,6 +327,24 @@ public final class Relay {
         // Stored headers (traceparent among them when the producer sent one) never override the reserved ones.
         m.headers().forEach(headers::putIfAbsent);
         return new OutboundRecord(m.topic(), m.key(), m.payload(), headers);
+    }
+
+    /**
+     * Gives a batch back after an unexpected failure, so its rows are claimable at once instead of after the
+     * lease. Rows already published are sent again (at least once); releasing spends no attempt.
+     */
+    private Mono<Void> releaseAll(List<ClaimedMessage> batch) {
+        List<TransitionRequest> requests = batch.stream()
+                .map(m -> new TransitionRequest(m.leased(), new Transition.Release()))
+                .toList();
+        return store.transition(requests)
+                .doOnNext(results -> record(requests, results))
+                .onErrorResume(e -> {
+                    log.warn("relay {}: releasing a failed batch failed too ({}); its leases will expire",
+                            settings.workerId(), e.toString());
+                    return Mono.empty();
+                })
+                .then();
     }
 
     private Mono<Void> renew(List<ClaimedMessage> batch) {

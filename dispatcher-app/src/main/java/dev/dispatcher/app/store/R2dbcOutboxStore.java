@@ -32,6 +32,12 @@ final class R2dbcOutboxStore implements OutboxStore {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    static {
+        // Jackson builds and caches its tree deserializer under a lock on first use; do that here, at start-up,
+        // not on an event-loop thread under the first concurrent claims.
+        JSON.readTree("{\"warm\":\"up\"}");
+    }
+
     private final ConnectionFactory connections;
     /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
     private final AtomicReference<String> keyCursor = new AtomicReference<>("");

@@ -1,0 +1,56 @@
+package dev.dispatcher.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The harness's quick mode, run in CI so it cannot rot: small N, seconds, same code paths as a full run. */
+class RelayBenchmarkQuickIT {
+
+    private static BenchEnvironment env;
+
+    @BeforeAll
+    static void start() {
+        env = new BenchEnvironment();
+    }
+
+    @AfterAll
+    static void stop() {
+        env.close();
+    }
+
+    @Test
+    void quickDrainReportsEveryFieldAndLosesNothing() throws Exception {
+        String result = RelayBenchmark.drain(env, BenchOptions.parse(new String[] {"drain", "--quick", "--n", "2000"}));
+
+        assertThat(result).contains("\"name\":\"relay-drain\"", "\"pg_fsync\":true", "\"brokers\":1",
+                "\"ordering\":\"per-key\"", "\"keys\":\"64\"", "\"payload_bytes\":256", "\"n\":2000");
+        assertThat(number(result, "msgs_per_s")).isPositive();
+        assertThat(number(result, "baseline_msgs_per_s")).isPositive();
+        assertThat(number(result, "pg_ceiling_msgs_per_s")).isPositive();
+        assertThat(number(result, "lost")).isZero();
+        assertThat(number(result, "duplicates")).isZero();
+    }
+
+    @Test
+    void quickLatencyReportsPercentilesAndLosesNothing() throws Exception {
+        String result = RelayBenchmark.latency(env, BenchOptions.parse(
+                new String[] {"latency", "--quick", "--rate", "100", "--duration-s", "3"}));
+
+        assertThat(result).contains("\"name\":\"relay-latency\"", "\"pg_fsync\":true");
+        assertThat(number(result, "offered_per_s")).isPositive();
+        assertThat(number(result, "p99_ms")).isGreaterThanOrEqualTo(number(result, "p50_ms"));
+        assertThat(number(result, "max_ms")).isGreaterThanOrEqualTo(number(result, "p99_ms"));
+        assertThat(number(result, "lost")).isZero();
+    }
+
+    private static double number(String json, String field) {
+        Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.]+)").matcher(json);
+        assertThat(m.find()).as("field %s in %s", field, json).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+}

@@ -73,6 +73,23 @@ final class StoreTestDb implements AutoCloseable {
         }
     }
 
+    /** Inserts one visible row per element of {@code keys} (null: no key), in list order, on one connection. */
+    List<UUID> insertAll(List<String> keys) throws SQLException {
+        List<UUID> ids = new ArrayList<>(keys.size());
+        try (Connection c = jdbc(); PreparedStatement s = c.prepareStatement("""
+                INSERT INTO outbox_message (id, topic, message_key, event_type, payload)
+                VALUES (?, 'store-topic', ?, 'TestEvent', '\\x7b7d'::bytea)""")) {
+            for (String key : keys) {
+                UUID id = UUID.randomUUID();
+                s.setObject(1, id);
+                s.setString(2, key);
+                s.executeUpdate();
+                ids.add(id);
+            }
+        }
+        return ids;
+    }
+
     UUID insert(String key) throws SQLException {
         return insert(key, Duration.ZERO);
     }
@@ -102,6 +119,19 @@ final class StoreTestDb implements AutoCloseable {
 
     Row existing(UUID id) throws SQLException {
         return row(id).orElseThrow(() -> new AssertionError("row " + id + " is missing"));
+    }
+
+    /** Seqs of the live keyed rows by key, each in seq order, in one query. */
+    java.util.Map<String, List<Long>> liveSeqsByKey() throws SQLException {
+        java.util.Map<String, List<Long>> byKey = new java.util.HashMap<>();
+        try (Connection c = jdbc(); ResultSet rs = c.createStatement().executeQuery("""
+                SELECT message_key, seq FROM outbox_message
+                 WHERE message_key IS NOT NULL AND status IN ('PENDING', 'RETRY_SCHEDULED') ORDER BY seq""")) {
+            while (rs.next()) {
+                byKey.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getLong(2));
+            }
+        }
+        return byKey;
     }
 
     /** Seqs of the live rows of {@code key} in seq order. */

@@ -1,0 +1,86 @@
+package dev.dispatcher.app.inbox;
+
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Starts the configured consumers, the inbox retention and the inbox depth gauges with the application, and
+ * stops them without blocking: Spring's stop callback runs when every processor has drained.
+ */
+final class InboxLifecycle implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(InboxLifecycle.class);
+
+    private final List<InboxConsumer> consumers;
+    private final InboxRetention retention;
+    private final Duration retentionEvery;
+    private final InboxStore store;
+    private final DispatcherMetrics.QueueGauges gauges;
+    private final Duration gaugesEvery;
+    private volatile Disposable gaugePolling;
+    private volatile boolean running;
+
+    InboxLifecycle(List<InboxConsumer> consumers, InboxRetention retention, Duration retentionEvery, InboxStore store,
+            DispatcherMetrics.QueueGauges gauges, Duration gaugesEvery) {
+        this.consumers = List.copyOf(consumers);
+        this.retention = retention;
+        this.retentionEvery = retentionEvery;
+        this.store = store;
+        this.gauges = gauges;
+        this.gaugesEvery = gaugesEvery;
+    }
+
+    @Override
+    public void start() {
+        consumers.forEach(InboxConsumer::start);
+        retention.start(retentionEvery);
+        gaugePolling = Flux.interval(gaugesEvery, gaugesEvery).onBackpressureDrop()
+                .concatMap(t -> store.backlog()
+                        .doOnNext(b -> gauges.update(b.pending(), b.retryScheduled(), b.oldestAge()))
+                        .onErrorResume(e -> {
+                            log.debug("inbox backlog poll failed: {}", e.toString());
+                            return Mono.empty();
+                        }))
+                .subscribe();
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        throw new UnsupportedOperationException("stopped asynchronously through stop(Runnable)");
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        retention.stop();
+        if (gaugePolling != null) {
+            gaugePolling.dispose();
+        }
+        Flux.fromIterable(consumers)
+                .flatMap(InboxConsumer::stop)
+                .then()
+                .doFinally(s -> {
+                    running = false;
+                    callback.run();
+                })
+                .subscribe();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        // Stop before the web server and the connection pool (lower phases stop later).
+        return SmartLifecycle.DEFAULT_PHASE - 100;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.dispatcher.app.inbox;
+
+import dev.dispatcher.domain.MessageId;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A stored inbox record as a handler sees it.
+ *
+ * @param consumer the consumer that took it in
+ * @param id the message id ({@code message-id} header, else {@code topic-partition-offset}); also the webhook's
+ *     {@code Idempotency-Key}
+ * @param topic source topic
+ * @param partition source partition
+ * @param offset source offset
+ * @param key record key, may be null
+ * @param eventType the {@code event-type} header, may be null
+ * @param headers the record's headers (UTF-8 text)
+ * @param payload record value
+ * @param attempt this attempt, counting from 1
+ * @param receivedAt database time the record was stored
+ */
+public record InboxMessage(
+        String consumer,
+        MessageId id,
+        String topic,
+        int partition,
+        long offset,
+        String key,
+        String eventType,
+        Map<String, String> headers,
+        byte[] payload,
+        int attempt,
+        Instant receivedAt) {
+
+    public InboxMessage {
+        Objects.requireNonNull(consumer, "consumer");
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(payload, "payload");
+        headers = Map.copyOf(headers);
+    }
+
+    /** The {@code content-type} header, else {@code application/json}. */
+    public String contentType() {
+        return headers.getOrDefault("content-type", "application/json");
+    }
+}

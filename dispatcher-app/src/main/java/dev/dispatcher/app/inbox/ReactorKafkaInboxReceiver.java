@@ -1,0 +1,77 @@
+package dev.dispatcher.app.inbox;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.kafka.receiver.KafkaReceiver;
+import reactor.kafka.receiver.ReceiverOptions;
+import reactor.kafka.receiver.ReceiverRecord;
+
+/**
+ * {@link InboxReceiver} on reactor-kafka's {@link KafkaReceiver} (verified on kafka-clients 4.1.2 by
+ * {@code ReactorKafkaReceiverIT}).
+ *
+ * <p>Uses {@code receiveBatch()}: one inner flux per poll, collected into a {@link ReceivedBatch}. Offsets are
+ * acknowledged only when the batch's commit runs, so reactor-kafka's periodic and closing commits never cover a
+ * record the intake has not stored. reactor-kafka pauses the assigned partitions while the subscriber has no
+ * demand and keeps polling for group liveness on its own thread. Records are emitted on reactor-kafka's emitter
+ * thread; the consumer's poll loop runs on its own thread, never on an event loop.
+ */
+final class ReactorKafkaInboxReceiver implements InboxReceiver {
+
+    /** How long closing waits for the final commit and the group leave. */
+    static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ReceiverOptions<String, byte[]> options;
+
+    ReactorKafkaInboxReceiver(Map<String, Object> consumerProperties, List<String> topics, String groupId) {
+        Map<String, Object> props = new HashMap<>(consumerProperties);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        props.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        this.options = ReceiverOptions.<String, byte[]>create(props)
+                .subscription(List.copyOf(topics))
+                .closeTimeout(CLOSE_TIMEOUT);
+    }
+
+    @Override
+    public Flux<ReceivedBatch> receive() {
+        return Flux.defer(() -> KafkaReceiver.create(options).receiveBatch())
+                .concatMap(Flux::collectList, 1)
+                .filter(records -> !records.isEmpty())
+                .map(ReactorKafkaInboxReceiver::batch);
+    }
+
+    private static ReceivedBatch batch(List<ReceiverRecord<String, byte[]>> records) {
+        List<ReceivedRecord> received = records.stream().map(ReactorKafkaInboxReceiver::received).toList();
+        Mono<Void> commit = Mono.defer(() -> {
+            records.forEach(r -> r.receiverOffset().acknowledge());
+            // commit() sends every acknowledged offset of every partition, so the last record covers the batch.
+            return records.getLast().receiverOffset().commit();
+        });
+        return new ReceivedBatch(received, commit);
+    }
+
+    private static ReceivedRecord received(ReceiverRecord<String, byte[]> r) {
+        Map<String, String> headers = new HashMap<>();
+        for (Header h : r.headers()) {
+            headers.put(h.key(), h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
+        }
+        return new ReceivedRecord(r.topic(), r.partition(), r.offset(), r.key(), headers, r.value());
+    }
+
+    @Override
+    public String toString() {
+        return "ReactorKafkaInboxReceiver" + options.subscriptionTopics();
+    }
+}

@@ -1,0 +1,98 @@
+package dev.dispatcher.app.inbox;
+
+import dev.dispatcher.domain.FailureKind;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeoutException;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientRequestException;
+import reactor.core.publisher.Mono;
+
+/**
+ * The built-in {@code webhook} handler: POSTs each message's payload to the consumer's URL with
+ * {@code Idempotency-Key: <message id>}, its content type, {@code Event-Type} and {@code traceparent} when present.
+ *
+ * <p>2xx completes the message. 408, 429 and 5xx, time-outs ({@code webhook.timeout}) and connection errors are
+ * transient (retried with backoff, dead-lettered at the attempt limit); every other status (other 4xx, and 1xx/3xx,
+ * which no retry changes: redirects are not followed) is permanent and dead-letters at once. Because a retry after
+ * a lost response repeats the POST, receivers deduplicate on {@code Idempotency-Key}. Not transactional: no
+ * database connection is held while the request runs. Non-blocking (reactor-netty).
+ */
+final class WebhookHandler implements InboxHandler {
+
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String EVENT_TYPE = "Event-Type";
+
+    private final WebClient client;
+    private final URI url;
+    private final Duration timeout;
+
+    WebhookHandler(WebClient client, URI url, Duration timeout) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.url = Objects.requireNonNull(url, "url");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+    }
+
+    @Override
+    public String name() {
+        return "webhook";
+    }
+
+    @Override
+    public boolean transactional() {
+        return false;
+    }
+
+    @Override
+    public Mono<Void> handle(InboxMessage message, HandlerContext context) {
+        return Mono.defer(() -> client.post()
+                        .uri(url)
+                        .contentType(mediaType(message.contentType()))
+                        .headers(h -> {
+                            h.set(IDEMPOTENCY_KEY, message.id().value());
+                            if (message.eventType() != null) {
+                                h.set(EVENT_TYPE, message.eventType());
+                            }
+                            String traceparent = message.headers().get("traceparent");
+                            if (traceparent != null) {
+                                h.set("traceparent", traceparent);
+                            }
+                        })
+                        .bodyValue(message.payload())
+                        .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode())))
+                .timeout(timeout)
+                .onErrorMap(TimeoutException.class, e -> InboxHandlerException.transientFailure(
+                        "webhook timed out after " + timeout.toMillis() + " ms", e))
+                .onErrorMap(WebClientRequestException.class, e -> InboxHandlerException.transientFailure(
+                        "webhook request failed: " + e.getMessage(), e))
+                .flatMap(WebhookHandler::outcome);
+    }
+
+    /** 2xx: done; 408, 429, 5xx: transient; anything else: permanent. */
+    static Mono<Void> outcome(HttpStatusCode status) {
+        int code = status.value();
+        if (status.is2xxSuccessful()) {
+            return Mono.empty();
+        }
+        FailureKind kind = code == 408 || code == 429 || status.is5xxServerError()
+                ? FailureKind.TRANSIENT : FailureKind.PERMANENT;
+        return Mono.error(new InboxHandlerException(kind, "webhook answered " + code, null));
+    }
+
+    private static MediaType mediaType(String contentType) {
+        try {
+            return MediaType.parseMediaType(contentType);
+        } catch (InvalidMediaTypeException e) {
+            return MediaType.APPLICATION_OCTET_STREAM;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WebhookHandler[" + url + "]";
+    }
+}

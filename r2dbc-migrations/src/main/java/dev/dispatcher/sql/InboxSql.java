@@ -1,0 +1,208 @@
+package dev.dispatcher.sql;
+
+/**
+ * All statements on {@code inbox_message}. Each names the index it relies on and why it is safe when several
+ * instances of one consumer, their processors and operators run at once. The shapes mirror {@link OutboxSql}; rows
+ * are keyed by {@code (consumer_name, message_id)} and a delivered row is written {@code COMPLETED}.
+ */
+public final class InboxSql {
+
+    private InboxSql() {
+    }
+
+    /** Live statuses, as a SQL list (a leasable row). */
+    private static final String LIVE = "('PENDING', 'RETRY_SCHEDULED')";
+
+    /** A row a worker may claim now: visible and not under a live lease (an expired lease may be taken over). */
+    private static final String CLAIMABLE =
+            "m.visible_after <= now() AND (m.lease_until IS NULL OR m.lease_until < now())";
+
+    /**
+     * Stores a batch of received records, skipping those already stored. Parameters (arrays of equal length):
+     * {@code $1} consumer name (scalar), {@code $2} message ids, {@code $3} source topics, {@code $4} partitions,
+     * {@code $5} offsets, {@code $6} keys, {@code $7} event types, {@code $8} headers JSON text, {@code $9}
+     * payloads in base64 (r2dbc-postgresql has no {@code bytea[]} codec). Returns the message ids that were
+     * inserted; an id of the input that is not returned was a duplicate (stored before, by this or another
+     * instance, or twice in this batch).
+     *
+     * <p>Index: the primary key {@code (consumer_name, message_id)} decides. Concurrency: two instances inserting
+     * the same id at once serialise on the unique index; the second waits for the first and then skips (ON CONFLICT
+     * DO NOTHING), so exactly one row exists and exactly one insert reports it. Rows are inserted in message-id
+     * order, so two batches that overlap (a partition briefly read by two instances during a rebalance) wait for
+     * each other in one order and never deadlock; the inbox promises no processing order, so {@code seq} need
+     * not follow the offsets.
+     */
+    public static final String INSERT = """
+            INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition, source_offset,
+                                       message_key, event_type, headers, payload)
+            SELECT $1, r.message_id, r.topic, r.part, r.off, r.message_key, r.event_type, r.headers::jsonb,
+                   decode(r.payload, 'base64')
+              FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+                          $9::text[]) WITH ORDINALITY
+                   AS r(message_id, topic, part, off, message_key, event_type, headers, payload, ord)
+             ORDER BY r.message_id
+            ON CONFLICT (consumer_name, message_id) DO NOTHING
+            RETURNING message_id
+            """;
+
+    /**
+     * Claims up to {@code $4} rows of consumer {@code $1} in {@code seq} order. Parameters: {@code $1} consumer,
+     * {@code $2} owner, {@code $3} lease length in ms, {@code $4} limit.
+     *
+     * <p>Index: {@code inbox_message_live_idx (consumer_name, seq) WHERE live}. Concurrency: {@code FOR UPDATE SKIP
+     * LOCKED} lets processors of one consumer claim disjoint rows without waiting; a row leased by a processor that
+     * committed after our snapshot is re-checked on its newest version and dropped. A row whose handler transaction
+     * is writing its completion is locked and skipped. Claiming a row whose earlier lease ran out is reported as
+     * {@code lease_expired}: workers null {@code lease_until} whenever they end a lease. Does not change
+     * {@code version}.
+     */
+    public static final String CLAIM = """
+            WITH c AS (
+                SELECT m.consumer_name, m.message_id, m.lease_until AS previous_lease_until
+                  FROM inbox_message m
+                 WHERE m.consumer_name = $1
+                   AND m.status IN %1$s
+                   AND %2$s
+                 ORDER BY m.seq
+                 LIMIT $4
+                   FOR UPDATE SKIP LOCKED
+            )
+            UPDATE inbox_message o
+               SET lease_owner = $2,
+                   lease_token = gen_random_uuid(),
+                   lease_until = now() + $3::bigint * interval '1 millisecond',
+                   attempts = o.attempts + 1,
+                   last_attempt_at = now()
+              FROM c
+             WHERE o.consumer_name = c.consumer_name AND o.message_id = c.message_id
+            RETURNING o.consumer_name, o.message_id, o.seq, o.source_topic, o.source_partition, o.source_offset,
+                      o.message_key, o.event_type, o.headers::text AS headers, o.payload, o.status, o.attempts,
+                      o.version, o.lease_owner, o.lease_token, o.lease_until, o.created_at,
+                      (c.previous_lease_until IS NOT NULL) AS lease_expired
+            """.formatted(LIVE, CLAIMABLE);
+
+    /**
+     * Applies a batch of lease transitions of consumer {@code $1} in one round trip and returns what is needed to
+     * classify each. Parameters: {@code $1} consumer (scalar); arrays of equal length: {@code $2} message ids,
+     * {@code $3} our lease tokens, {@code $4} kinds ({@code deliver|retry|dead_letter|renew|release}), {@code $5}
+     * milliseconds (retry delay or renewal length; 0 otherwise), {@code $6} errors (null where none).
+     *
+     * <p>The shape of {@link OutboxSql#TRANSITION}: de-duplicated inputs carried with their ordinal; {@code snap}
+     * reads the statement-snapshot rows; {@code cur} locks the current rows in message-id order ({@code FOR NO KEY
+     * UPDATE} waits for a concurrent writer and yields its committed version, or nothing if it deleted the row);
+     * the UPDATE joins {@code cur} with its own unnest of the parameters and guards on the target row's own columns
+     * (our token, lease not ended, live status), which PostgreSQL re-checks on the newest version. {@code deliver}
+     * writes {@code COMPLETED}.
+     *
+     * <p>It runs in autocommit, or inside a handler's READ COMMITTED transaction (the handler's local writes and
+     * the completion commit together). Times use {@code statement_timestamp()}, not {@code now()}, because inside a
+     * handler's transaction {@code now()} is the time the transaction began. Index: the primary key.
+     */
+    public static final String TRANSITION = """
+            WITH input AS (
+                SELECT DISTINCT ON (i.id) i.id, i.ord
+                  FROM unnest($2::text[]) WITH ORDINALITY AS i(id, ord)
+                 ORDER BY i.id, i.ord
+            ),
+            snap AS (
+                SELECT s.message_id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
+                  FROM inbox_message s
+                 WHERE s.consumer_name = $1 AND s.message_id IN (SELECT id FROM input)
+            ),
+            cur AS MATERIALIZED (
+                SELECT k.message_id, k.status, k.lease_token, k.lease_until, k.version, k.attempts
+                  FROM inbox_message k
+                 WHERE k.consumer_name = $1 AND k.message_id = ANY($2::text[])
+                 ORDER BY k.message_id
+                   FOR NO KEY UPDATE
+            ),
+            upd AS (
+                UPDATE inbox_message t
+                   SET status = CASE r.kind WHEN 'deliver' THEN 'COMPLETED'
+                                            WHEN 'retry' THEN 'RETRY_SCHEDULED'
+                                            WHEN 'dead_letter' THEN 'DEAD_LETTERED'
+                                            ELSE t.status END,
+                       version = CASE WHEN r.kind IN ('deliver', 'retry', 'dead_letter') THEN t.version + 1
+                                      ELSE t.version END,
+                       attempts = CASE WHEN r.kind = 'release' THEN greatest(t.attempts - 1, 0) ELSE t.attempts END,
+                       lease_until = CASE WHEN r.kind = 'renew'
+                                          THEN statement_timestamp() + r.millis * interval '1 millisecond'
+                                          ELSE NULL END,
+                       visible_after = CASE WHEN r.kind = 'retry'
+                                            THEN statement_timestamp() + r.millis * interval '1 millisecond'
+                                            ELSE t.visible_after END,
+                       completed_at = CASE WHEN r.kind = 'deliver' THEN statement_timestamp() ELSE t.completed_at END,
+                       dead_lettered_at = CASE WHEN r.kind = 'dead_letter' THEN statement_timestamp()
+                                               ELSE t.dead_lettered_at END,
+                       last_error = CASE WHEN r.kind IN ('retry', 'dead_letter') THEN r.error ELSE t.last_error END
+                  FROM cur c
+                  JOIN (SELECT DISTINCT ON (x.id) x.id, x.token, x.kind, x.millis, x.error
+                          FROM unnest($2::text[], $3::uuid[], $4::text[], $5::bigint[], $6::text[])
+                               WITH ORDINALITY AS x(id, token, kind, millis, error, ord)
+                         ORDER BY x.id, x.ord) r ON r.id = c.message_id
+                 WHERE t.consumer_name = $1
+                   AND t.message_id = c.message_id
+                   AND t.lease_token = r.token
+                   AND t.lease_until IS NOT NULL
+                   AND t.status IN %s
+                RETURNING t.message_id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
+            )
+            SELECT i.id,
+                   snap.message_id IS NOT NULL AS snap_found, snap.status AS snap_status,
+                   snap.lease_token AS snap_token, snap.lease_until AS snap_until, snap.version AS snap_version,
+                   snap.attempts AS snap_attempts,
+                   cur.message_id IS NOT NULL AS cur_found, cur.status AS cur_status, cur.lease_token AS cur_token,
+                   cur.lease_until AS cur_until, cur.version AS cur_version, cur.attempts AS cur_attempts,
+                   upd.message_id IS NOT NULL AS upd_found, upd.status AS upd_status, upd.lease_token AS upd_token,
+                   upd.lease_until AS upd_until, upd.version AS upd_version, upd.attempts AS upd_attempts,
+                   statement_timestamp() AS db_now
+              FROM input i
+              LEFT JOIN snap ON snap.message_id = i.id
+              LEFT JOIN cur ON cur.message_id = i.id
+              LEFT JOIN upd ON upd.message_id = i.id
+             ORDER BY i.ord
+            """.formatted(LIVE);
+
+    /**
+     * Deletes up to {@code $2} {@code COMPLETED} rows completed more than {@code $1} ms ago: the end of their
+     * deduplication window (a record redelivered after it is stored again). Index: {@code
+     * inbox_message_created_brin} narrows to old pages (a row completes after it is created), then the completion
+     * time is checked per row. {@code SKIP LOCKED} and the bound keep one pass from holding many locks; run until
+     * it returns fewer than the bound.
+     */
+    public static final String DELETE_COMPLETED = """
+            DELETE FROM inbox_message o
+             USING (SELECT d.consumer_name, d.message_id
+                      FROM inbox_message d
+                     WHERE d.created_at < now() - $1::bigint * interval '1 millisecond'
+                       AND d.status = 'COMPLETED'
+                       AND d.completed_at < now() - $1::bigint * interval '1 millisecond'
+                     LIMIT $2
+                       FOR UPDATE SKIP LOCKED) old
+             WHERE o.consumer_name = old.consumer_name AND o.message_id = old.message_id
+            """;
+
+    /**
+     * Whether consumer {@code $1} has at least {@code $2} live rows; intake pauses while it does. Counts at most
+     * {@code $2} entries of {@code inbox_message_live_idx}, so the check costs the bound, not the backlog.
+     */
+    public static final String BACKLOG_AT_LEAST = """
+            SELECT count(*) >= $2 AS over
+              FROM (SELECT 1
+                      FROM inbox_message b
+                     WHERE b.consumer_name = $1 AND b.status IN %s
+                     LIMIT $2) live
+            """.formatted(LIVE);
+
+    /**
+     * Backlog of the whole inbox by status and the age of the oldest live row, for the depth gauges. Index: {@code
+     * inbox_message_live_idx} (a scan of live entries only).
+     */
+    public static final String BACKLOG = """
+            SELECT count(*) FILTER (WHERE b.status = 'PENDING') AS pending,
+                   count(*) FILTER (WHERE b.status = 'RETRY_SCHEDULED') AS retry_scheduled,
+                   coalesce((extract(epoch FROM now() - min(b.created_at)) * 1000)::bigint, 0) AS oldest_age_ms
+              FROM inbox_message b
+             WHERE b.status IN %s
+            """.formatted(LIVE);
+}

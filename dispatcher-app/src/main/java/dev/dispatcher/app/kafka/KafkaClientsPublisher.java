@@ -1,6 +1,7 @@
 package dev.dispatcher.app.kafka;
 
 import dev.dispatcher.domain.DispatchResult;
+import dev.dispatcher.domain.FailureKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +87,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
             CompletableFuture<DispatchResult> result = new CompletableFuture<>();
             results.add(result);
             if (stopped) {
-                result.complete(new DispatchResult.NotAttempted("an earlier record of the same key failed"));
+                result.complete(new DispatchResult.NotAttempted("an earlier record of this lane failed"));
                 continue;
             }
             try {
@@ -95,7 +96,11 @@ final class KafkaClientsPublisher implements RecordPublisher {
             } catch (RuntimeException e) {
                 result.complete(failed(e));
             }
-            stopped = ordered && result.isDone() && !(result.getNow(null) instanceof DispatchResult.Published);
+            DispatchResult now = result.getNow(null);
+            // Stop after a refused record in a key's run (nothing may overtake it), and after an unavailable
+            // cluster in any lane: each further send would block this thread up to max.block.ms for nothing.
+            stopped = result.isDone() && ((ordered && !(now instanceof DispatchResult.Published))
+                    || (now instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE));
         }
         return results;
     }

@@ -277,7 +277,6 @@ public final class Relay {
         return publisher.publish(records, lane.ordered())
                 .map(results -> {
                     Duration latency = Duration.ofNanos(System.nanoTime() - start);
-                    feedBreaker(results, latency);
                     Instant now = Instant.now();
                     List<Attempt> attempts = new ArrayList<>(results.size());
                     boolean blocked = false;
@@ -294,11 +293,21 @@ public final class Relay {
                         }
                         attempts.add(new Attempt(m, r));
                     }
+                    feedBreaker(results, latency);
                     return attempts;
                 });
     }
 
+    /** Never throws: a breaker problem must not cost the batch its transitions. */
     private void feedBreaker(List<DispatchResult> results, Duration latency) {
+        try {
+            recordOnBreaker(results, latency);
+        } catch (RuntimeException e) {
+            log.warn("relay {}: circuit breaker could not record a result: {}", settings.workerId(), e.toString());
+        }
+    }
+
+    private void recordOnBreaker(List<DispatchResult> results, Duration latency) {
         boolean unavailable = results.stream().anyMatch(r ->
                 r instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE);
         if (unavailable) {

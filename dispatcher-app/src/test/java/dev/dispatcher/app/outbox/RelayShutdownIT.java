@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -30,32 +32,39 @@ class RelayShutdownIT {
         try (RelayFixture fx = new RelayFixture("shutdown")) {
             String topic = "shutdown-" + fx.schema;
             fx.kafka.createTopic(topic, 3);
-            int n = 5000;
-            List<UUID> ids = fx.seed(topic, n, i -> "key-" + (i % 40));
+            int n = 3000;
+            List<UUID> ids = fx.seed(topic, n, i -> i % 10 == 0 ? null : "key-" + (i % 1000));
             DispatcherMetrics metrics = RelayFixture.metrics();
             RelaySettings base = RelayFixture.settings("shutdown-1", Ordering.PER_KEY);
-            // small batches of several key runs, published one lane at a time, each lane slowed: at any moment
-            // the in-flight batches hold lanes being sent and lanes not yet handed off
-            RelaySettings settings = new RelaySettings(base.workerId(), 50, 4, 1, base.leaseDuration(),
+            // small batches of many key runs, four lanes at a time, each lane slowed: at any moment the in-flight
+            // batches hold lanes being sent and lanes not yet handed off
+            RelaySettings settings = new RelaySettings(base.workerId(), 50, 4, 4, base.leaseDuration(),
                     base.pollInterval(), base.ordering(), base.retryPolicy(), base.drainTimeout());
-            Relay relay = fx.relay(settings, new DelayingPublisher(fx.publisher(), Duration.ofMillis(40)), metrics);
+            DelayingPublisher publisher = new DelayingPublisher(fx.publisher(), Duration.ofMillis(40));
+            Relay relay = fx.relay(settings, publisher, metrics);
 
-            RelayKafkaOutageIT.awaitAtLeast(fx, "status = 'DELIVERED'", 500, Duration.ofSeconds(30));
+            RelayKafkaOutageIT.awaitAtLeast(fx, "status = 'DELIVERED'", 300, Duration.ofSeconds(30));
             long leasedAtStop = fx.count("lease_until IS NOT NULL");
             long start = System.nanoTime();
+            publisher.stopCalled = true;
             relay.stop().block(Duration.ofSeconds(30));
             Duration stopTook = Duration.ofNanos(System.nanoTime() - start);
             System.out.println("DIAG shutdown leasedAtStop=" + leasedAtStop + " stopTook=" + stopTook.toMillis()
                     + "ms statuses=" + fx.statusCounts() + " releases="
-                    + RelayKafkaOutageIT.counter(metrics, "release", "applied"));
+                    + RelayKafkaOutageIT.counter(metrics, "release", "applied") + " lanesFinishedAfterStop="
+                    + publisher.lanesFinishedAfterStop.get());
 
             assertThat(leasedAtStop).as("work was in flight when stop was called").isPositive();
+            assertThat(publisher.lanesFinishedAfterStop.get()).as("sends in flight at stop were drained")
+                    .isPositive();
             assertThat(stopTook).as("drained, not cut off by the drain timeout").isLessThan(settings.drainTimeout());
             assertThat(fx.count("lease_until IS NOT NULL AND status IN ('PENDING', 'RETRY_SCHEDULED')"))
                     .as("no row left leased").isZero();
             assertThat(fx.count("status IN ('RETRY_SCHEDULED', 'DEAD_LETTERED')")).isZero();
             long delivered = fx.count("status = 'DELIVERED'");
-            assertThat(delivered).as("stopped mid-run").isBetween(500L, n - 1L);
+            assertThat(delivered).as("stopped mid-run").isBetween(300L, n - 1L);
+            assertThat(deliveredIds(fx)).as("exactly the rows whose send was acknowledged are DELIVERED")
+                    .isEqualTo(publisher.published);
             assertThat(fx.count("status = 'PENDING' AND attempts = 0")).as("released rows got their attempt back")
                     .isEqualTo(n - delivered);
             assertThat(RelayKafkaOutageIT.counter(metrics, "release", "applied"))
@@ -95,6 +104,10 @@ class RelayShutdownIT {
     static final class DelayingPublisher implements RecordPublisher {
         private final RecordPublisher delegate;
         private final Duration delay;
+        /** Message ids whose send was acknowledged. */
+        final Set<String> published = ConcurrentHashMap.newKeySet();
+        volatile boolean stopCalled;
+        final AtomicLong lanesFinishedAfterStop = new AtomicLong();
 
         DelayingPublisher(RecordPublisher delegate, Duration delay) {
             this.delegate = delegate;
@@ -103,7 +116,16 @@ class RelayShutdownIT {
 
         @Override
         public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
-            return Mono.delay(delay).then(delegate.publish(records, ordered));
+            return Mono.delay(delay).then(delegate.publish(records, ordered)).doOnNext(results -> {
+                for (int i = 0; i < results.size(); i++) {
+                    if (results.get(i) instanceof DispatchResult.Published) {
+                        published.add(records.get(i).headers().get("message-id"));
+                    }
+                }
+                if (stopCalled) {
+                    lanesFinishedAfterStop.incrementAndGet();
+                }
+            });
         }
 
         @Override

@@ -1,0 +1,164 @@
+package dev.dispatcher.load.gatling;
+
+import dev.dispatcher.app.DispatcherApplication;
+import dev.dispatcher.testkit.EmbeddedKafkaServer;
+import dev.dispatcher.testkit.EmbeddedPostgresServer;
+import dev.dispatcher.testkit.KafkaServer;
+import dev.dispatcher.testkit.PostgresServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * What a Gatling simulation talks to. Without {@code -Ddispatcher.target.url} it boots the service on the embedded
+ * default first (durable PostgreSQL, in-process Kafka, a generated producer token and operator token); with it, it
+ * uses that URL and the tokens in {@code -Ddispatcher.target.producer-token} / {@code operator-token}, and skips the
+ * Kafka-side check it cannot make.
+ *
+ * <p>After a run, {@link #verify} waits for the outbox to drain and consumes the topic to count lost and duplicate
+ * messages among those the API accepted, writing them to {@code target/gatling-ingest-check.properties} for
+ * {@code GatlingResult}.
+ */
+final class GatlingTarget {
+
+    static final String SCHEMA = "gatling";
+
+    final String baseUrl;
+    final String producerToken;
+    final String operatorToken;
+    private final PostgresServer postgres;
+    private final KafkaServer kafka;
+    private final ConfigurableApplicationContext app;
+    /** Ids the API accepted (202), recorded by the simulation. */
+    final Set<String> accepted = ConcurrentHashMap.newKeySet();
+
+    private GatlingTarget(String baseUrl, String producerToken, String operatorToken, PostgresServer postgres,
+            KafkaServer kafka, ConfigurableApplicationContext app) {
+        this.baseUrl = baseUrl;
+        this.producerToken = producerToken;
+        this.operatorToken = operatorToken;
+        this.postgres = postgres;
+        this.kafka = kafka;
+        this.app = app;
+    }
+
+    static GatlingTarget start() {
+        String url = System.getProperty("dispatcher.target.url");
+        if (url != null && !url.isBlank()) {
+            return new GatlingTarget(url, System.getProperty("dispatcher.target.producer-token", ""),
+                    System.getProperty("dispatcher.target.operator-token", ""), null, null, null);
+        }
+        PostgresServer postgres = EmbeddedPostgresServer.durable();
+        KafkaServer kafka = EmbeddedKafkaServer.start();
+        String producer = token();
+        String operator = token();
+        ConfigurableApplicationContext app = SpringApplication.run(DispatcherApplication.class,
+                "--server.port=0",
+                "--spring.r2dbc.url=" + postgres.r2dbcUrl(),
+                "--spring.r2dbc.username=" + postgres.username(),
+                "--spring.r2dbc.password=" + postgres.password(),
+                "--spring.r2dbc.pool.max-size=32",
+                "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+                "--dispatcher.schema=" + SCHEMA,
+                "--dispatcher.security.tokens[0].name=gatling-producer",
+                "--dispatcher.security.tokens[0].sha256=" + sha256(producer),
+                "--dispatcher.security.tokens[0].roles=PRODUCER",
+                "--dispatcher.security.tokens[1].name=gatling-operator",
+                "--dispatcher.security.tokens[1].sha256=" + sha256(operator),
+                "--dispatcher.security.tokens[1].roles=OPERATOR",
+                "--logging.level.root=WARN",
+                "--logging.level.dev.dispatcher=INFO");
+        String port = app.getEnvironment().getProperty("local.server.port");
+        System.out.println("Gatling target: embedded Dispatcher on http://localhost:" + port);
+        return new GatlingTarget("http://localhost:" + port, producer, operator, postgres, kafka, app);
+    }
+
+    /** Waits for the backlog to drain, then checks every accepted message on Kafka; writes the figures. */
+    void verify(List<String> topics) {
+        long lost = -1;
+        long duplicates = -1;
+        if (postgres != null) {
+            awaitDrained(Duration.ofMinutes(5));
+            Set<String> seen = ConcurrentHashMap.newKeySet();
+            long records = 0;
+            for (String topic : topics) {
+                for (ConsumerRecord<String, byte[]> r : kafka.consume(topic, Integer.MAX_VALUE, Duration.ofSeconds(20))) {
+                    records++;
+                    var h = r.headers().lastHeader("message-id");
+                    if (h != null) {
+                        seen.add(new String(h.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+            Set<String> missing = accepted.stream().filter(id -> !seen.contains(id)).collect(Collectors.toSet());
+            lost = missing.size();
+            duplicates = records - seen.size();
+        }
+        String figures = "accepted=" + accepted.size() + "\nlost=" + lost + "\nduplicates=" + duplicates + "\n";
+        try {
+            Path out = Path.of("target", "gatling-ingest-check.properties");
+            Files.createDirectories(out.getParent());
+            Files.writeString(out, figures);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        System.out.println("Kafka check: " + figures.replace('\n', ' '));
+    }
+
+    private void awaitDrained(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + SCHEMA
+                        + ".outbox_message WHERE status IN ('PENDING', 'RETRY_SCHEDULED')")) {
+                    r.next();
+                    if (r.getLong(1) == 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(200);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("waiting for the outbox to drain", e);
+        }
+    }
+
+    void stop() {
+        if (app != null) {
+            app.close();
+            kafka.close();
+            postgres.close();
+        }
+    }
+
+    private static String token() {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        return "dsp_" + HexFormat.of().formatHex(bytes);
+    }
+
+    static String sha256(String token) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(token.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

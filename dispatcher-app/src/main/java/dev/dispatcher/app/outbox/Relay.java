@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -77,6 +78,8 @@ public final class Relay {
     private volatile long seenGeneration = -1;
     private volatile boolean lastBatchFull;
     private final AtomicBoolean stopping = new AtomicBoolean();
+    /** Claimed batches not yet finished; incremented by the claim loop, decremented when a batch finishes. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final Sinks.Empty<Void> finished = Sinks.empty();
     private volatile Disposable running;
 
@@ -104,7 +107,9 @@ public final class Relay {
                     }
                 })
                 .concatMap(tick -> nextBatch(), 0)
-                .flatMap(this::process, settings.maxInFlightBatches(), 1)
+                // The bound is the in-flight counter checked by gate(), exact and refilled as soon as any batch
+                // finishes; flatMap's own concurrency would only replenish after several completions.
+                .flatMap(this::process, Integer.MAX_VALUE)
                 .subscribeOn(Schedulers.parallel())
                 .doFinally(signal -> finished.tryEmitEmpty())
                 .subscribe(null, e -> log.error("relay {} stopped on an unexpected error", settings.workerId(), e));
@@ -160,8 +165,16 @@ public final class Relay {
                 .repeatWhenEmpty(repeats -> repeats.takeWhile(r -> !stopping.get()));
     }
 
-    /** Completes with whether to claim now: waits for work, honours the pause switch and the open breaker. */
+    /**
+     * Completes with whether to claim now: waits for capacity and for work, honours the pause switch and the open
+     * breaker.
+     */
     private Mono<Boolean> gate() {
+        long seen = generation.get();
+        if (inFlight.get() >= settings.maxInFlightBatches()) {
+            // A finishing batch wakes us; the generation read first means that wake-up cannot be missed.
+            return waitForWakeAfter(seen).thenReturn(false);
+        }
         if (paused.getAsBoolean()) {
             return waitForWakeOrPoll().thenReturn(false);
         }
@@ -184,7 +197,10 @@ public final class Relay {
     }
 
     private Mono<Void> waitForWakeOrPoll() {
-        long seen = seenGeneration;
+        return waitForWakeAfter(seenGeneration);
+    }
+
+    private Mono<Void> waitForWakeAfter(long seen) {
         return wakeups.asFlux()
                 .filter(g -> g > seen)
                 .next()
@@ -201,6 +217,7 @@ public final class Relay {
                     metrics.leaseExpirations(Queue.OUTBOX, batch.stream().filter(ClaimedMessage::leaseExpired).count());
                 })
                 .filter(batch -> !batch.isEmpty())
+                .doOnNext(batch -> inFlight.incrementAndGet())
                 .onErrorResume(e -> {
                     log.warn("relay {}: claim failed ({}); retrying after {}", settings.workerId(), e.toString(),
                             settings.pollInterval());
@@ -232,6 +249,10 @@ public final class Relay {
                     log.error("relay {}: batch of {} failed unexpectedly; releasing it", settings.workerId(),
                             batch.size(), e);
                     return releaseAll(batch);
+                })
+                .doFinally(signal -> {
+                    inFlight.decrementAndGet();
+                    wake();
                 });
     }
 

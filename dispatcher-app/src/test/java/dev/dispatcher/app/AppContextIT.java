@@ -47,7 +47,9 @@ class AppContextIT {
         properties.forEach((name, value) -> arguments.add("--" + name + "=" + value));
         context = new SpringApplicationBuilder(DispatcherApplication.class).run(arguments.toArray(String[]::new));
         String port = context.getEnvironment().getRequiredProperty("local.server.port");
-        http = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
+        // generous: the first health check warms the Kafka admin client, slow on a loaded 2-core machine
+        http = WebTestClient.bindToServer().baseUrl("http://localhost:" + port)
+                .responseTimeout(java.time.Duration.ofSeconds(30)).build();
     }
 
     @AfterAll

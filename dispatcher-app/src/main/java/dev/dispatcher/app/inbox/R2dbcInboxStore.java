@@ -1,15 +1,14 @@
 package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.store.Backlog;
+import dev.dispatcher.app.store.StoredHeaders;
+import dev.dispatcher.app.store.TransitionBatch;
 import dev.dispatcher.app.store.TransitionRequest;
 import dev.dispatcher.domain.Lease;
 import dev.dispatcher.domain.LeasedMessage;
 import dev.dispatcher.domain.MessageId;
-import dev.dispatcher.domain.MessageState;
 import dev.dispatcher.domain.MessageStatus;
 import dev.dispatcher.domain.Queue;
-import dev.dispatcher.domain.Transition;
-import dev.dispatcher.domain.TransitionClassifier;
 import dev.dispatcher.domain.TransitionResult;
 import dev.dispatcher.sql.InboxSql;
 import io.r2dbc.spi.Connection;
@@ -19,22 +18,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.json.JsonMapper;
 
 /** {@link InboxStore} on R2DBC and PostgreSQL. Stateless and thread-safe. */
 final class R2dbcInboxStore implements InboxStore {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int MAX_ERROR = 2000;
 
     private final ConnectionFactory connections;
 
@@ -70,7 +63,7 @@ final class R2dbcInboxStore implements InboxStore {
                 offsets[i] = r.offset();
                 keys[i] = r.key();
                 types[i] = r.eventType();
-                headers[i] = JSON.writeValueAsString(r.headers());
+                headers[i] = StoredHeaders.format(r.headers());
                 payloads[i] = base64.encodeToString(r.payload());
             }
             return run(c -> Flux.from(c.createStatement(InboxSql.INSERT)
@@ -104,19 +97,9 @@ final class R2dbcInboxStore implements InboxStore {
         InboxMessage message = new InboxMessage(row.get("consumer_name", String.class), id,
                 row.get("source_topic", String.class), row.get("source_partition", Integer.class),
                 row.get("source_offset", Long.class), row.get("message_key", String.class),
-                row.get("event_type", String.class), headers(row.get("headers", String.class)),
+                row.get("event_type", String.class), StoredHeaders.parse(row.get("headers", String.class)),
                 row.get("payload", byte[].class), attempts, row.get("created_at", Instant.class));
         return new LeasedInboxMessage(leased, message, Boolean.TRUE.equals(row.get("lease_expired", Boolean.class)));
-    }
-
-    static Map<String, String> headers(String json) {
-        if (json == null || json.equals("{}")) {
-            return Map.of();
-        }
-        Map<String, String> headers = new LinkedHashMap<>();
-        JSON.readTree(json).properties().forEach(e ->
-                headers.put(e.getKey(), e.getValue().isString() ? e.getValue().asString() : e.getValue().toString()));
-        return headers;
     }
 
     @Override
@@ -134,63 +117,13 @@ final class R2dbcInboxStore implements InboxStore {
 
     private Flux<TransitionResult> execute(Connection c, String consumer, List<TransitionRequest> requests) {
         return Flux.defer(() -> {
-            Map<String, TransitionRequest> distinct = new LinkedHashMap<>();
-            requests.forEach(r -> distinct.putIfAbsent(r.leased().id().value(), r));
-            int n = distinct.size();
-            String[] ids = new String[n];
-            UUID[] tokens = new UUID[n];
-            String[] kinds = new String[n];
-            Long[] millis = new Long[n];
-            String[] errors = new String[n];
-            int i = 0;
-            for (TransitionRequest r : distinct.values()) {
-                ids[i] = r.leased().id().value();
-                tokens[i] = r.leased().lease().token();
-                kinds[i] = r.transition().tag();
-                millis[i] = switch (r.transition()) {
-                    case Transition.ScheduleRetry retry -> retry.delay().toMillis();
-                    case Transition.RenewLease renew -> renew.duration().toMillis();
-                    case Transition.Deliver d -> 0L;
-                    case Transition.DeadLetter d -> 0L;
-                    case Transition.Release rel -> 0L;
-                };
-                errors[i] = switch (r.transition()) {
-                    case Transition.ScheduleRetry retry -> truncate(retry.error());
-                    case Transition.DeadLetter dead -> truncate(dead.reason());
-                    case Transition.Deliver d -> null;
-                    case Transition.RenewLease renew -> null;
-                    case Transition.Release rel -> null;
-                };
-                i++;
-            }
+            TransitionBatch batch = new TransitionBatch(Queue.INBOX, requests);
             return Flux.from(c.createStatement(InboxSql.TRANSITION)
-                            .bind("$1", consumer).bind("$2", ids).bind("$3", tokens).bind("$4", kinds)
-                            .bind("$5", millis).bind("$6", errors)
+                            .bind("$1", consumer).bind("$2", batch.ids()).bind("$3", batch.tokens())
+                            .bind("$4", batch.kinds()).bind("$5", batch.millis()).bind("$6", batch.errors())
                             .execute())
-                    .flatMap(r -> r.map(row -> classify(row, distinct)));
+                    .flatMap(r -> r.map(batch::classify));
         });
-    }
-
-    private static String truncate(String error) {
-        return error == null || error.length() <= MAX_ERROR ? error : error.substring(0, MAX_ERROR);
-    }
-
-    private static TransitionResult classify(Readable row, Map<String, TransitionRequest> requests) {
-        String id = row.get("id", String.class);
-        TransitionRequest request = requests.get(id);
-        MessageId messageId = MessageId.of(id);
-        return TransitionClassifier.classify(Queue.INBOX, request.transition(), request.leased(),
-                state(row, "snap", messageId), state(row, "cur", messageId), state(row, "upd", messageId),
-                row.get("db_now", Instant.class));
-    }
-
-    private static Optional<MessageState> state(Readable row, String prefix, MessageId id) {
-        if (!Boolean.TRUE.equals(row.get(prefix + "_found", Boolean.class))) {
-            return Optional.empty();
-        }
-        return Optional.of(new MessageState(id, MessageStatus.parse(row.get(prefix + "_status", String.class)),
-                row.get(prefix + "_token", UUID.class), row.get(prefix + "_until", Instant.class),
-                row.get(prefix + "_version", Long.class), row.get(prefix + "_attempts", Integer.class)));
     }
 
     @Override

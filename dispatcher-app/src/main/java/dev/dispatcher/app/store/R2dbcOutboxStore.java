@@ -3,11 +3,8 @@ package dev.dispatcher.app.store;
 import dev.dispatcher.domain.Lease;
 import dev.dispatcher.domain.LeasedMessage;
 import dev.dispatcher.domain.MessageId;
-import dev.dispatcher.domain.MessageState;
 import dev.dispatcher.domain.MessageStatus;
 import dev.dispatcher.domain.Queue;
-import dev.dispatcher.domain.Transition;
-import dev.dispatcher.domain.TransitionClassifier;
 import dev.dispatcher.domain.TransitionResult;
 import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.spi.Connection;
@@ -16,27 +13,15 @@ import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.json.JsonMapper;
 
 /** {@link OutboxStore} on R2DBC and PostgreSQL. Thread-safe; the per-key walk cursor is the only shared state. */
 final class R2dbcOutboxStore implements OutboxStore {
-
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-
-    static {
-        // Jackson builds and caches its tree deserializer under a lock on first use; do that here, at start-up,
-        // not on an event-loop thread under the first concurrent claims.
-        JSON.readTree("{\"warm\":\"up\"}");
-    }
 
     private final ConnectionFactory connections;
     /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
@@ -99,19 +84,9 @@ final class R2dbcOutboxStore implements OutboxStore {
                 row.get("message_key", String.class), row.get("seq", Long.class));
         return new ClaimedMessage(leased, row.get("topic", String.class), row.get("event_type", String.class),
                 row.get("payload", byte[].class), row.get("content_type", String.class),
-                headers(row.get("headers", String.class)), row.get("correlation_id", String.class),
+                StoredHeaders.parse(row.get("headers", String.class)), row.get("correlation_id", String.class),
                 row.get("causation_id", String.class), row.get("created_at", Instant.class),
                 Boolean.TRUE.equals(row.get("lease_expired", Boolean.class)));
-    }
-
-    static Map<String, String> headers(String json) {
-        if (json == null || json.equals("{}")) {
-            return Map.of();
-        }
-        Map<String, String> headers = new LinkedHashMap<>();
-        JSON.readTree(json).properties().forEach(e ->
-                headers.put(e.getKey(), e.getValue().isString() ? e.getValue().asString() : e.getValue().toString()));
-        return headers;
     }
 
     @Override
@@ -120,64 +95,14 @@ final class R2dbcOutboxStore implements OutboxStore {
             return Mono.just(List.of());
         }
         return Mono.defer(() -> {
-            Map<UUID, TransitionRequest> distinct = new LinkedHashMap<>();
-            requests.forEach(r -> distinct.putIfAbsent(r.leased().id().asUuid(), r));
-            int n = distinct.size();
-            UUID[] ids = new UUID[n];
-            UUID[] tokens = new UUID[n];
-            String[] kinds = new String[n];
-            Long[] millis = new Long[n];
-            String[] errors = new String[n];
-            int i = 0;
-            for (TransitionRequest r : distinct.values()) {
-                ids[i] = r.leased().id().asUuid();
-                tokens[i] = r.leased().lease().token();
-                kinds[i] = r.transition().tag();
-                millis[i] = switch (r.transition()) {
-                    case Transition.ScheduleRetry retry -> retry.delay().toMillis();
-                    case Transition.RenewLease renew -> renew.duration().toMillis();
-                    case Transition.Deliver d -> 0L;
-                    case Transition.DeadLetter d -> 0L;
-                    case Transition.Release rel -> 0L;
-                };
-                errors[i] = switch (r.transition()) {
-                    case Transition.ScheduleRetry retry -> truncate(retry.error());
-                    case Transition.DeadLetter dead -> truncate(dead.reason());
-                    case Transition.Deliver d -> null;
-                    case Transition.RenewLease renew -> null;
-                    case Transition.Release rel -> null;
-                };
-                i++;
-            }
+            TransitionBatch batch = new TransitionBatch(Queue.OUTBOX, requests);
             return run(c -> Flux.from(c.createStatement(OutboxSql.TRANSITION)
-                                    .bind("$1", ids).bind("$2", tokens).bind("$3", kinds)
-                                    .bind("$4", millis).bind("$5", errors)
+                                    .bind("$1", batch.uuids()).bind("$2", batch.tokens()).bind("$3", batch.kinds())
+                                    .bind("$4", batch.millis()).bind("$5", batch.errors())
                                     .execute())
-                            .flatMap(r -> r.map(row -> classify(row, distinct))))
+                            .flatMap(r -> r.map(batch::classify)))
                     .collectList();
         });
-    }
-
-    private static String truncate(String error) {
-        return error == null || error.length() <= 2000 ? error : error.substring(0, 2000);
-    }
-
-    private static TransitionResult classify(Readable row, Map<UUID, TransitionRequest> requests) {
-        UUID id = row.get("id", UUID.class);
-        TransitionRequest request = requests.get(id);
-        MessageId messageId = MessageId.of(id);
-        return TransitionClassifier.classify(Queue.OUTBOX, request.transition(), request.leased(),
-                state(row, "snap", messageId), state(row, "cur", messageId), state(row, "upd", messageId),
-                row.get("db_now", Instant.class));
-    }
-
-    private static Optional<MessageState> state(Readable row, String prefix, MessageId id) {
-        if (!Boolean.TRUE.equals(row.get(prefix + "_found", Boolean.class))) {
-            return Optional.empty();
-        }
-        return Optional.of(new MessageState(id, MessageStatus.parse(row.get(prefix + "_status", String.class)),
-                row.get(prefix + "_token", UUID.class), row.get(prefix + "_until", Instant.class),
-                row.get(prefix + "_version", Long.class), row.get(prefix + "_attempts", Integer.class)));
     }
 
     @Override

@@ -1,0 +1,105 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.MessageId;
+import dev.dispatcher.domain.MessageState;
+import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.Transition;
+import dev.dispatcher.domain.TransitionClassifier;
+import dev.dispatcher.domain.TransitionResult;
+import io.r2dbc.spi.Readable;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * One batch of transition requests as the array parameters of a leased queue's TRANSITION statement, and the
+ * classification of each row that statement returns. Shared by the outbox and inbox stores, whose statements bind
+ * the same arrays and return the same {@code snap_*}, {@code cur_*}, {@code upd_*} and {@code db_now} columns.
+ *
+ * <p>Requests for the same id are de-duplicated here, first one wins, matching the statement's own de-duplication.
+ */
+public final class TransitionBatch {
+
+    /** Longest {@code last_error} kept. */
+    public static final int MAX_ERROR = 2000;
+
+    private final Queue queue;
+    private final Map<String, TransitionRequest> distinct = new LinkedHashMap<>();
+
+    public TransitionBatch(Queue queue, List<TransitionRequest> requests) {
+        this.queue = queue;
+        requests.forEach(r -> distinct.putIfAbsent(r.leased().id().value(), r));
+    }
+
+    public int size() {
+        return distinct.size();
+    }
+
+    /** Ids as text (the inbox's {@code message_id}). */
+    public String[] ids() {
+        return distinct.keySet().toArray(String[]::new);
+    }
+
+    /** Ids as UUIDs (the outbox's {@code id}). */
+    public UUID[] uuids() {
+        return distinct.values().stream().map(r -> r.leased().id().asUuid()).toArray(UUID[]::new);
+    }
+
+    public UUID[] tokens() {
+        return distinct.values().stream().map(r -> r.leased().lease().token()).toArray(UUID[]::new);
+    }
+
+    /** {@code deliver|retry|dead_letter|renew|release}, as the statements switch on. */
+    public String[] kinds() {
+        return distinct.values().stream().map(r -> r.transition().tag()).toArray(String[]::new);
+    }
+
+    /** Retry delay or renewal length in milliseconds, 0 for the other transitions. */
+    public Long[] millis() {
+        return distinct.values().stream().map(r -> switch (r.transition()) {
+            case Transition.ScheduleRetry retry -> retry.delay().toMillis();
+            case Transition.RenewLease renew -> renew.duration().toMillis();
+            case Transition.Deliver d -> 0L;
+            case Transition.DeadLetter d -> 0L;
+            case Transition.Release rel -> 0L;
+        }).toArray(Long[]::new);
+    }
+
+    /** The error kept as {@code last_error}, or null. */
+    public String[] errors() {
+        return distinct.values().stream().map(r -> truncate(switch (r.transition()) {
+            case Transition.ScheduleRetry retry -> retry.error();
+            case Transition.DeadLetter dead -> dead.reason();
+            case Transition.Deliver d -> null;
+            case Transition.RenewLease renew -> null;
+            case Transition.Release rel -> null;
+        })).toArray(String[]::new);
+    }
+
+    private static String truncate(String error) {
+        return error == null || error.length() <= MAX_ERROR ? error : error.substring(0, MAX_ERROR);
+    }
+
+    /** Classifies one returned row, whose {@code id} column is read as text. */
+    public TransitionResult classify(Readable row) {
+        String id = String.valueOf(row.get("id", Object.class));
+        TransitionRequest request = distinct.get(id);
+        MessageId messageId = MessageId.of(id);
+        return TransitionClassifier.classify(queue, request.transition(), request.leased(),
+                state(row, "snap", messageId), state(row, "cur", messageId), state(row, "upd", messageId),
+                row.get("db_now", Instant.class));
+    }
+
+    private static Optional<MessageState> state(Readable row, String prefix, MessageId id) {
+        if (!Boolean.TRUE.equals(row.get(prefix + "_found", Boolean.class))) {
+            return Optional.empty();
+        }
+        return Optional.of(new MessageState(id, MessageStatus.parse(row.get(prefix + "_status", String.class)),
+                row.get(prefix + "_token", UUID.class), row.get(prefix + "_until", Instant.class),
+                row.get(prefix + "_version", Long.class), row.get(prefix + "_attempts", Integer.class)));
+    }
+}

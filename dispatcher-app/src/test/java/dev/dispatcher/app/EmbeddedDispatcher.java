@@ -3,13 +3,20 @@ package dev.dispatcher.app;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 
 /**
  * Runs Dispatcher with everything it needs in one JVM: embedded PostgreSQL and an in-process KRaft Kafka broker
@@ -50,9 +57,13 @@ public final class EmbeddedDispatcher {
         });
         arguments.addAll(Arrays.asList(args));
 
+        DemoCredentials demo = DemoCredentials.generate();
         ConfigurableApplicationContext context;
         try {
-            context = SpringApplication.run(DispatcherApplication.class, arguments.toArray(String[]::new));
+            SpringApplication application = new SpringApplication(DispatcherApplication.class);
+            // default properties, not arguments: the secrets stay out of `ps`, and arguments still win
+            application.setDefaultProperties(demo.properties());
+            context = application.run(arguments.toArray(String[]::new));
         } catch (RuntimeException e) {
             // Boot has printed why; the brokers' non-daemon threads would keep the JVM alive
             System.exit(1);
@@ -63,6 +74,55 @@ public final class EmbeddedDispatcher {
         System.out.println("Dispatcher is up on http://localhost:" + port + " (embedded PostgreSQL on port "
                 + postgres.port() + ", Kafka at " + kafka.bootstrapServers() + "); health: http://localhost:" + port
                 + "/actuator/health; Ctrl-C stops it");
+        System.out.println("Demo credentials, generated for this run and printed only here:");
+        System.out.println("  HTTP Basic user (PRODUCER, OPERATOR): " + DemoCredentials.USER + " / " + demo.password());
+        System.out.println("  Bearer API token (PRODUCER):          " + demo.token());
+        System.out.println("  e.g. curl -u " + DemoCredentials.USER + ":" + demo.password() + " http://localhost:" + port
+                + "/v1/stats");
         System.out.println();
+    }
+
+    /**
+     * A PRODUCER+OPERATOR Basic user and a PRODUCER API token, generated at start from {@link SecureRandom}. The
+     * password goes into configuration bcrypt-hashed and the token as its SHA-256, as an operator would configure
+     * them; the plaintexts exist only in this process and the banner.
+     */
+    record DemoCredentials(String password, String token) {
+
+        static final String USER = "demo";
+        static final String TOKEN_NAME = "demo-producer";
+
+        static DemoCredentials generate() {
+            SecureRandom random = new SecureRandom();
+            return new DemoCredentials(randomText(random, 18), "dsp_" + randomText(random, 32));
+        }
+
+        private static String randomText(SecureRandom random, int bytes) {
+            byte[] secret = new byte[bytes];
+            random.nextBytes(secret);
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        }
+
+        Map<String, Object> properties() {
+            Map<String, Object> properties = new LinkedHashMap<>();
+            properties.put("dispatcher.security.users[0].name", USER);
+            properties.put("dispatcher.security.users[0].password",
+                    "{bcrypt}" + new BCryptPasswordEncoder().encode(password));
+            properties.put("dispatcher.security.users[0].roles", "PRODUCER,OPERATOR");
+            properties.put("dispatcher.security.tokens[0].name", TOKEN_NAME);
+            try {
+                properties.put("dispatcher.security.tokens[0].sha256", HexFormat.of().formatHex(
+                        MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8))));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+            properties.put("dispatcher.security.tokens[0].roles", "PRODUCER");
+            return properties;
+        }
+
+        @Override
+        public String toString() {
+            return "DemoCredentials[******]";
+        }
     }
 }

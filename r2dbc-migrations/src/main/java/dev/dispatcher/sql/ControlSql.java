@@ -24,4 +24,11 @@ public final class ControlSql {
                SET enabled = excluded.enabled, updated_at = excluded.updated_at, updated_by = excluded.updated_by
             RETURNING enabled
             """;
+
+    /**
+     * Reads one switch and locks it for the rest of the caller's transaction, so an operator's change and its
+     * audit row (with the value before) are serialised with other operators'. Parameter {@code $1} name. Index:
+     * primary key.
+     */
+    public static final String READ_FOR_UPDATE = "SELECT enabled FROM dispatcher_control WHERE name = $1 FOR UPDATE";
 }

@@ -387,7 +387,7 @@ public final class OutboxSql {
                SET status = 'PENDING', attempts = 0, visible_after = now(), lease_owner = NULL, lease_token = NULL,
                    lease_until = NULL, delivered_at = NULL, dead_lettered_at = NULL, version = version + 1
              WHERE id = $1::uuid AND version = $2 AND status IN ('DELIVERED', 'DEAD_LETTERED')
-            RETURNING """ + ENTRY_COLUMNS;
+            """ + "RETURNING " + ENTRY_COLUMNS;
 
     /**
      * Operator dead-letter of a live row: lease cleared (a relay still holding it gets {@code StaleLease}),
@@ -399,7 +399,7 @@ public final class OutboxSql {
                SET status = 'DEAD_LETTERED', dead_lettered_at = now(), last_error = $3, lease_owner = NULL,
                    lease_token = NULL, lease_until = NULL, version = version + 1
              WHERE id = $1::uuid AND version = $2 AND status IN ('PENDING', 'RETRY_SCHEDULED')
-            RETURNING """ + ENTRY_COLUMNS;
+            """ + "RETURNING " + ENTRY_COLUMNS;
 
     /** Row state as audit JSON (no payload); {@code %s} is the row alias. */
     private static final String AUDIT_STATE = """

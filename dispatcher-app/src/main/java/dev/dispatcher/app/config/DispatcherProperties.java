@@ -346,8 +346,23 @@ public record DispatcherProperties(
      *
      * @param users HTTP Basic users ({@code dispatcher.security.users[i]})
      * @param tokens Bearer API tokens ({@code dispatcher.security.tokens[i]})
+     * @param publicPrometheus whether {@code /actuator/prometheus} may be scraped without credentials
+     *     ({@code dispatcher.security.public-prometheus}, default {@code false}: OPERATOR only)
      */
-    public record Security(List<User> users, List<Token> tokens) {
+    public record Security(List<User> users, List<Token> tokens, boolean publicPrometheus) {
+
+        public static final boolean DEFAULT_PUBLIC_PROMETHEUS = false;
+
+        /** Users and tokens; Prometheus scraping needs an OPERATOR. */
+        public Security(List<User> users, List<Token> tokens) {
+            this(users, tokens, DEFAULT_PUBLIC_PROMETHEUS);
+        }
+
+        /** The binding constructor: an absent value takes its default. */
+        @ConstructorBinding
+        public Security(@Nullable List<User> users, @Nullable List<Token> tokens, @Nullable Boolean publicPrometheus) {
+            this(users, tokens, orDefault(publicPrometheus, DEFAULT_PUBLIC_PROMETHEUS).booleanValue());
+        }
 
         public Security {
             users = users == null ? List.of() : List.copyOf(users);

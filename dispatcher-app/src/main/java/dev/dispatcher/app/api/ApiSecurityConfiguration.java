@@ -1,0 +1,141 @@
+package dev.dispatcher.app.api;
+
+import dev.dispatcher.app.config.DispatcherProperties;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.authentication.ReactiveAuthenticationManager;
+import org.springframework.security.authentication.UserDetailsRepositoryReactiveAuthenticationManager;
+import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.GrantedAuthority;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.core.userdetails.ReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetails;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
+import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+import reactor.core.publisher.Mono;
+
+/**
+ * Who may call what. Stateless (no session, no CSRF: every request carries its credentials).
+ *
+ * <ul>
+ *   <li>HTTP Basic: {@code dispatcher.security.users}, passwords in Spring Security's {@code {id}} form, checked
+ *       off the event loop (bcrypt costs milliseconds of CPU per request: give high-rate producers tokens).
+ *   <li>Bearer: a value that looks like a JWT (three dot-separated parts) goes to the JWT decoder when
+ *       {@code spring.security.oauth2.resourceserver.jwt.*} configures one (scope {@code dispatcher:produce} is
+ *       PRODUCER, {@code dispatcher:operate} OPERATOR); any other value is an API token
+ *       ({@link ApiTokenAuthenticationManager}).
+ *   <li>{@code POST /v1/messages} and {@code /v1/messages/batch} need PRODUCER; everything else under
+ *       {@code /v1} and the actuator needs OPERATOR, except health (public) and Prometheus when
+ *       {@code dispatcher.security.public-prometheus} is true.
+ * </ul>
+ * 401 and 403 are problem details ({@link SecurityProblems}).
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableWebFluxSecurity
+class ApiSecurityConfiguration {
+
+    static final String PRODUCE_SCOPE = "dispatcher:produce";
+    static final String OPERATE_SCOPE = "dispatcher:operate";
+    private static final Map<String, String> SCOPE_ROLES =
+            Map.of(PRODUCE_SCOPE, "ROLE_PRODUCER", OPERATE_SCOPE, "ROLE_OPERATOR");
+
+    @Bean
+    ReactiveUserDetailsService dispatcherUsers(DispatcherProperties properties) {
+        Map<String, UserDetails> users = properties.security().users().stream()
+                .map(u -> User.withUsername(u.name()).password(u.password())
+                        .roles(u.roles().toArray(String[]::new)).build())
+                .collect(Collectors.toUnmodifiableMap(UserDetails::getUsername, Function.identity()));
+        // a copy per lookup: the authentication manager erases the credentials of what it is given
+        return name -> Mono.justOrEmpty(users.get(name)).map(u -> User.withUserDetails(u).build());
+    }
+
+    @Bean
+    SecurityWebFilterChain dispatcherSecurity(ServerHttpSecurity http, DispatcherProperties properties,
+            ReactiveUserDetailsService dispatcherUsers, ObjectProvider<ReactiveJwtDecoder> jwtDecoder) {
+        SecurityProblems problems = new SecurityProblems();
+        UserDetailsRepositoryReactiveAuthenticationManager basic =
+                new UserDetailsRepositoryReactiveAuthenticationManager(dispatcherUsers);
+        basic.setPasswordEncoder(PasswordEncoderFactories.createDelegatingPasswordEncoder());
+        ReactiveAuthenticationManager bearer = bearerManager(
+                new ApiTokenAuthenticationManager(properties.security().tokens()), jwtDecoder.getIfAvailable());
+        boolean publicPrometheus = properties.security().publicPrometheus();
+        return http
+                .csrf(ServerHttpSecurity.CsrfSpec::disable)
+                .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
+                .logout(ServerHttpSecurity.LogoutSpec::disable)
+                .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
+                .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
+                .httpBasic(basicSpec -> basicSpec.authenticationManager(basic).authenticationEntryPoint(problems))
+                .oauth2ResourceServer(resource -> resource
+                        .authenticationManagerResolver(exchange -> Mono.just(bearer))
+                        .authenticationEntryPoint(problems)
+                        .accessDeniedHandler(problems))
+                .exceptionHandling(handling -> handling.authenticationEntryPoint(problems).accessDeniedHandler(problems))
+                .authorizeExchange(exchanges -> {
+                    exchanges.pathMatchers("/actuator/health", "/actuator/health/**").permitAll();
+                    if (publicPrometheus) {
+                        exchanges.pathMatchers("/actuator/prometheus").permitAll();
+                    }
+                    exchanges.pathMatchers(HttpMethod.POST, "/v1/messages", "/v1/messages/batch").hasRole("PRODUCER")
+                            .anyExchange().hasRole("OPERATOR");
+                })
+                .build();
+    }
+
+    private static ReactiveAuthenticationManager bearerManager(ReactiveAuthenticationManager tokens,
+            ReactiveJwtDecoder decoder) {
+        if (decoder == null) {
+            return tokens;
+        }
+        JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
+        converter.setJwtGrantedAuthoritiesConverter(ApiSecurityConfiguration::scopeRoles);
+        JwtReactiveAuthenticationManager jwt = new JwtReactiveAuthenticationManager(decoder);
+        jwt.setJwtAuthenticationConverter(new ReactiveJwtAuthenticationConverterAdapter(converter));
+        return authentication -> looksLikeJwt(((BearerTokenAuthenticationToken) authentication).getToken())
+                ? jwt.authenticate(authentication)
+                : tokens.authenticate(authentication);
+    }
+
+    static boolean looksLikeJwt(String token) {
+        int first = token.indexOf('.');
+        int second = first < 0 ? -1 : token.indexOf('.', first + 1);
+        return first > 0 && second > first + 1 && token.indexOf('.', second + 1) < 0 && second < token.length() - 1;
+    }
+
+    /** Dispatcher's roles from the {@code scope} (space-separated) or {@code scp} (list) claim. */
+    static Collection<GrantedAuthority> scopeRoles(Jwt jwt) {
+        List<String> scopes = new ArrayList<>();
+        Object scope = jwt.getClaims().get("scope");
+        if (scope instanceof String text) {
+            scopes.addAll(List.of(text.trim().split("\\s+")));
+        } else if (scope instanceof Collection<?> list) {
+            list.forEach(s -> scopes.add(String.valueOf(s)));
+        }
+        Object scp = jwt.getClaims().get("scp");
+        if (scp instanceof Collection<?> list) {
+            list.forEach(s -> scopes.add(String.valueOf(s)));
+        } else if (scp instanceof String text) {
+            scopes.addAll(List.of(text.trim().split("\\s+")));
+        }
+        return scopes.stream().map(SCOPE_ROLES::get).filter(java.util.Objects::nonNull).distinct()
+                .map(role -> (GrantedAuthority) new SimpleGrantedAuthority(role)).toList();
+    }
+}

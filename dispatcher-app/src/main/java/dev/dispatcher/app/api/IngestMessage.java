@@ -1,0 +1,15 @@
+package dev.dispatcher.app.api;
+
+import java.util.UUID;
+
+/**
+ * One validated ingest item, ready to insert: every text is within its limit and free of NUL, the payload is the
+ * stored bytes (compact JSON, or decoded base64).
+ *
+ * @param id the client's id, or one generated for this request
+ * @param clientId whether the client chose {@code id} (only then can a repeat be recognised)
+ * @param headersJson the headers as a JSON object text, or {@code null} for none
+ */
+record IngestMessage(UUID id, boolean clientId, String topic, String key, String type, byte[] payload,
+        String contentType, String headersJson, String correlationId, String causationId) {
+}

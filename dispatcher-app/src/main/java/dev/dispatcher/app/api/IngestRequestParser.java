@@ -1,0 +1,283 @@
+package dev.dispatcher.app.api;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Parses and validates ingest bodies into {@link IngestMessage}s, failing with an {@link ApiProblem} that names
+ * the field ({@code topic}, or {@code [2].headers.x-id} in a batch). Stateless and thread-safe; pure CPU work.
+ *
+ * <p>Strict JSON: trailing tokens after the value, duplicate object keys and unknown fields are rejected. Limits,
+ * chosen so a record's key and headers fit in {@link #RECORD_OVERHEAD_MARGIN} beside its payload: topic by Kafka's
+ * rules (1 to 249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}); key at most {@value #MAX_KEY_BYTES}
+ * UTF-8 bytes; type, content type and correlation/causation ids at most {@value #MAX_TEXT_BYTES}; at most
+ * {@value #MAX_HEADERS} headers, names at most {@value #MAX_TEXT_BYTES} bytes, values at most
+ * {@value #MAX_HEADER_VALUE_BYTES}, all together at most {@value #MAX_HEADERS_BYTES}; the names the relay sets
+ * itself are reserved. No text may hold NUL or an unpaired surrogate (PostgreSQL text cannot store them).
+ */
+final class IngestRequestParser {
+
+    static final int MAX_KEY_BYTES = 1024;
+    static final int MAX_TEXT_BYTES = 255;
+    static final int MAX_HEADERS = 64;
+    static final int MAX_HEADER_VALUE_BYTES = 4096;
+    static final int MAX_HEADERS_BYTES = 16 * 1024;
+    /** Room left in the producer's {@code max.request.size} for everything beside the payload. */
+    static final long RECORD_OVERHEAD_MARGIN = 32 * 1024;
+    /** Headers the relay writes from the row's own columns. */
+    static final Set<String> RESERVED_HEADERS =
+            Set.of("message-id", "event-type", "content-type", "correlation-id", "causation-id");
+
+    private static final Set<String> FIELDS = Set.of("id", "topic", "key", "type", "payload", "contentType",
+            "headers", "correlationId", "causationId");
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    private static final Pattern UUID_TEXT =
+            Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+
+    static final JsonMapper JSON = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    private final long maxPayloadBytes;
+    private final int maxBatchSize;
+
+    IngestRequestParser(long maxPayloadBytes, int maxBatchSize) {
+        this.maxPayloadBytes = maxPayloadBytes;
+        this.maxBatchSize = maxBatchSize;
+    }
+
+    /** One message from {@code POST /v1/messages}. */
+    IngestMessage parseOne(byte[] body) {
+        return message(tree(body), "");
+    }
+
+    /** The items of {@code POST /v1/messages/batch}: a non-empty JSON array of at most max-batch-size messages. */
+    List<IngestMessage> parseBatch(byte[] body) {
+        JsonNode root = tree(body);
+        if (!root.isArray()) {
+            throw ApiProblem.invalid("$", "the body must be a JSON array of messages, but was " + kind(root));
+        }
+        if (root.isEmpty()) {
+            throw ApiProblem.invalid("$", "the batch must hold at least one message");
+        }
+        if (root.size() > maxBatchSize) {
+            throw ApiProblem.tooLarge("$", "the batch holds " + root.size()
+                    + " messages, more than dispatcher.ingest.max-batch-size (" + maxBatchSize + ")");
+        }
+        List<IngestMessage> messages = new ArrayList<>(root.size());
+        for (int i = 0; i < root.size(); i++) {
+            messages.add(message(root.get(i), "[" + i + "]."));
+        }
+        return messages;
+    }
+
+    static JsonNode tree(byte[] body) {
+        if (body.length == 0) {
+            throw ApiProblem.malformed("the request body is empty; a JSON document is required");
+        }
+        try {
+            JsonNode root = JSON.readTree(body);
+            if (root == null || root.isMissingNode()) {
+                throw ApiProblem.malformed("the request body holds no JSON value");
+            }
+            return root;
+        } catch (JacksonException e) {
+            throw ApiProblem.malformed("the request body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private IngestMessage message(JsonNode node, String at) {
+        if (!(node instanceof ObjectNode object)) {
+            throw ApiProblem.invalid(at.isEmpty() ? "$" : at.substring(0, at.length() - 1),
+                    "a message must be a JSON object, but was " + kind(node));
+        }
+        for (String name : object.propertyNames()) {
+            if (!FIELDS.contains(name)) {
+                throw ApiProblem.invalid(at + name, "unknown field '" + printable(name) + "'; known fields are "
+                        + "id, topic, key, type, payload, contentType, headers, correlationId, causationId");
+            }
+        }
+        UUID id = null;
+        String idText = optionalText(object, at, "id", 36);
+        if (idText != null) {
+            if (!UUID_TEXT.matcher(idText).matches()) {
+                throw ApiProblem.invalid(at + "id", "id must be a UUID such as 0b5c5a8e-3f0e-4c8e-9a7e-4f5f0c1d2e3f");
+            }
+            id = UUID.fromString(idText);
+        }
+        String topic = requiredText(object, at, "topic", 249);
+        if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+            throw ApiProblem.invalid(at + "topic", "topic must be a Kafka topic name: 1 to 249 letters, digits,"
+                    + " '.', '_' or '-', and not '.' or '..'");
+        }
+        String key = optionalText(object, at, "key", MAX_KEY_BYTES);
+        String type = requiredText(object, at, "type", MAX_TEXT_BYTES);
+        String contentType = optionalText(object, at, "contentType", MAX_TEXT_BYTES);
+        boolean json = true;
+        if (contentType != null) {
+            MediaType media;
+            try {
+                media = MediaType.parseMediaType(contentType);
+            } catch (InvalidMediaTypeException e) {
+                throw ApiProblem.invalid(at + "contentType", "contentType must be a media type such as"
+                        + " application/json or application/avro");
+            }
+            if (media.isWildcardType() || media.isWildcardSubtype()) {
+                throw ApiProblem.invalid(at + "contentType", "contentType must be a concrete media type, not a"
+                        + " wildcard");
+            }
+            json = media.getSubtype().equals("json") || media.getSubtype().endsWith("+json");
+        }
+        byte[] payload = payload(object.get("payload"), at, json);
+        return new IngestMessage(id == null ? UUID.randomUUID() : id, id != null, topic, key, type, payload,
+                contentType, headers(object.get("headers"), at),
+                optionalText(object, at, "correlationId", MAX_TEXT_BYTES),
+                optionalText(object, at, "causationId", MAX_TEXT_BYTES));
+    }
+
+    private byte[] payload(JsonNode node, String at, boolean json) {
+        if (node == null) {
+            throw ApiProblem.invalid(at + "payload", "payload is required (any JSON value for a JSON content type,"
+                    + " otherwise a base64 string)");
+        }
+        byte[] bytes;
+        if (json) {
+            try {
+                bytes = JSON.writeValueAsBytes(node);
+            } catch (JacksonException e) {
+                // e.g. a string with an unpaired surrogate escape, which has no UTF-8 form
+                throw ApiProblem.invalid(at + "payload", "payload cannot be stored as UTF-8 JSON: "
+                        + e.getOriginalMessage());
+            }
+        } else {
+            if (!node.isString()) {
+                throw ApiProblem.invalid(at + "payload", "payload must be a base64 string when contentType is not"
+                        + " JSON, but was " + kind(node));
+            }
+            try {
+                bytes = Base64.getDecoder().decode(node.asString());
+            } catch (IllegalArgumentException e) {
+                throw ApiProblem.invalid(at + "payload", "payload is not valid base64: " + e.getMessage());
+            }
+        }
+        if (bytes.length > maxPayloadBytes) {
+            throw ApiProblem.tooLarge(at + "payload", "payload is " + bytes.length
+                    + " bytes, more than dispatcher.ingest.max-payload-size (" + maxPayloadBytes + " bytes)");
+        }
+        return bytes;
+    }
+
+    private static String headers(JsonNode node, String at) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!(node instanceof ObjectNode object)) {
+            throw ApiProblem.invalid(at + "headers", "headers must be a JSON object of string values, but was "
+                    + kind(node));
+        }
+        if (object.size() > MAX_HEADERS) {
+            throw ApiProblem.invalid(at + "headers", "at most " + MAX_HEADERS + " headers are allowed, but there"
+                    + " were " + object.size());
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        long total = 0;
+        for (Map.Entry<String, JsonNode> header : object.properties()) {
+            String name = header.getKey();
+            String field = at + "headers." + printable(name);
+            checkText(field, "header name", name, MAX_TEXT_BYTES);
+            if (name.isEmpty()) {
+                throw ApiProblem.invalid(field, "header names must not be empty");
+            }
+            if (RESERVED_HEADERS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                throw ApiProblem.invalid(field, "header '" + name + "' is reserved: the relay sets it from the"
+                        + " message's own fields");
+            }
+            JsonNode value = header.getValue();
+            if (!value.isString()) {
+                throw ApiProblem.invalid(field, "header values must be strings, but was " + kind(value));
+            }
+            checkText(field, "header value", value.asString(), MAX_HEADER_VALUE_BYTES);
+            total += utf8Length(name) + utf8Length(value.asString());
+            headers.put(name, value.asString());
+        }
+        if (total > MAX_HEADERS_BYTES) {
+            throw ApiProblem.invalid(at + "headers", "headers take " + total + " bytes, more than "
+                    + MAX_HEADERS_BYTES);
+        }
+        return headers.isEmpty() ? null : JSON.writeValueAsString(headers);
+    }
+
+    private static String requiredText(ObjectNode object, String at, String name, int maxBytes) {
+        String value = optionalText(object, at, name, maxBytes);
+        if (value == null) {
+            throw ApiProblem.invalid(at + name, name + " is required");
+        }
+        return value;
+    }
+
+    private static String optionalText(ObjectNode object, String at, String name, int maxBytes) {
+        JsonNode node = object.get(name);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isString()) {
+            throw ApiProblem.invalid(at + name, name + " must be a string, but was " + kind(node));
+        }
+        String value = node.asString();
+        if (value.isBlank()) {
+            throw ApiProblem.invalid(at + name, name + " must not be blank");
+        }
+        checkText(at + name, name, value, maxBytes);
+        return value;
+    }
+
+    private static void checkText(String field, String what, String value, int maxBytes) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\0') {
+                throw ApiProblem.invalid(field, what + " must not contain NUL (\\u0000)");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw ApiProblem.invalid(field, what + " must not contain an unpaired UTF-16 surrogate");
+            }
+        }
+        int bytes = utf8Length(value);
+        if (bytes > maxBytes) {
+            throw ApiProblem.invalid(field, what + " is " + bytes + " bytes (UTF-8), more than " + maxBytes);
+        }
+    }
+
+    private static int utf8Length(String value) {
+        return value.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    private static String kind(JsonNode node) {
+        return node == null ? "absent" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A name as it may be echoed in a problem: control characters replaced, at most 64 characters. */
+    private static String printable(String name) {
+        String cleaned = name.codePoints().map(cp -> Character.isISOControl(cp) ? '?' : cp)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+        return cleaned.length() > 64 ? cleaned.substring(0, 64) + "..." : cleaned;
+    }
+}

@@ -1,0 +1,207 @@
+package dev.dispatcher.app.api;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.dispatcher.app.DispatcherApplication;
+import dev.dispatcher.app.DispatcherTestProperties;
+import dev.dispatcher.testkit.TestServers;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.NoSuchAlgorithmException;
+import java.security.interfaces.RSAPrivateKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * The one application context every API test class shares (same properties, so Spring's context cache starts it
+ * once per JVM): the service on a fresh schema of the shared PostgreSQL and Kafka, with test users, API tokens
+ * and a locally generated RSA key for JWTs. Verification goes through plain JDBC connections.
+ */
+@SpringBootTest(classes = DispatcherApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+abstract class ApiTestSupport {
+
+    static final String SCHEMA = "api_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    static final String PRODUCER_TOKEN = "producer-token-" + UUID.randomUUID();
+    static final String OPERATOR_TOKEN = "operator-token-" + UUID.randomUUID();
+    static final long MAX_PAYLOAD = 16 * 1024;
+    static final int MAX_BATCH = 5;
+    static final long MAX_BACKLOG = 300;
+    static final KeyPair JWT_KEYS = rsaKeys();
+    static final Path JWT_PUBLIC_KEY = publicKeyFile();
+
+    @LocalServerPort
+    int port;
+
+    WebTestClient http;
+
+    @DynamicPropertySource
+    static void apiProperties(DynamicPropertyRegistry registry) {
+        DispatcherTestProperties.register(registry, () -> SCHEMA);
+        registry.add("dispatcher.worker-id", () -> "api-it");
+        registry.add("dispatcher.ingest.max-payload-size", () -> MAX_PAYLOAD + "B");
+        registry.add("dispatcher.ingest.max-batch-size", () -> MAX_BATCH);
+        registry.add("dispatcher.ingest.max-backlog", () -> MAX_BACKLOG);
+        user(registry, 0, "producer", "PRODUCER");
+        user(registry, 1, "operator", "OPERATOR");
+        user(registry, 2, "operator2", "OPERATOR");
+        token(registry, 0, "loader", PRODUCER_TOKEN, "PRODUCER");
+        token(registry, 1, "ops-bot", OPERATOR_TOKEN, "OPERATOR");
+        registry.add("spring.security.oauth2.resourceserver.jwt.public-key-location",
+                () -> JWT_PUBLIC_KEY.toUri().toString());
+    }
+
+    private static void user(DynamicPropertyRegistry registry, int i, String name, String role) {
+        registry.add("dispatcher.security.users[" + i + "].name", () -> name);
+        registry.add("dispatcher.security.users[" + i + "].password", () -> "{noop}" + name + "-pw");
+        registry.add("dispatcher.security.users[" + i + "].roles", () -> role);
+    }
+
+    private static void token(DynamicPropertyRegistry registry, int i, String name, String token, String role) {
+        registry.add("dispatcher.security.tokens[" + i + "].name", () -> name);
+        registry.add("dispatcher.security.tokens[" + i + "].sha256",
+                () -> HexFormat.of().formatHex(ApiTokenAuthenticationManager.sha256(token)));
+        registry.add("dispatcher.security.tokens[" + i + "].roles", () -> role);
+    }
+
+    @BeforeEach
+    void client() {
+        http = WebTestClient.bindToServer().baseUrl("http://localhost:" + port)
+                .responseTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    WebTestClient as(String user) {
+        return http.mutate().defaultHeaders(h -> h.setBasicAuth(user, user + "-pw")).build();
+    }
+
+    WebTestClient producer() {
+        return as("producer");
+    }
+
+    WebTestClient operator() {
+        return as("operator");
+    }
+
+    WebTestClient bearer(String token) {
+        return http.mutate().defaultHeaders(h -> h.setBearerAuth(token)).build();
+    }
+
+    static String jwt(String subject, String scope) {
+        try {
+            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), new JWTClaimsSet.Builder()
+                    .subject(subject).claim("scope", scope)
+                    .issueTime(Date.from(Instant.now()))
+                    .expirationTime(Date.from(Instant.now().plusSeconds(300))).build());
+            jwt.sign(new RSASSASigner((RSAPrivateKey) JWT_KEYS.getPrivate()));
+            return jwt.serialize();
+        } catch (JOSEException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static KeyPair rsaKeys() {
+        try {
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+            generator.initialize(2048);
+            return generator.generateKeyPair();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Path publicKeyFile() {
+        try {
+            Path file = Files.createTempFile("dispatcher-jwt", ".pub");
+            file.toFile().deleteOnExit();
+            String pem = "-----BEGIN PUBLIC KEY-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                            .encodeToString(JWT_KEYS.getPublic().getEncoded())
+                    + "\n-----END PUBLIC KEY-----\n";
+            Files.writeString(file, pem);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- verification through a separate connection
+
+    static Connection jdbc() throws SQLException {
+        Connection c = TestServers.postgres().openConnection();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + SCHEMA);
+        }
+        return c;
+    }
+
+    static long count(String sql, Object... parameters) {
+        try (Connection c = jdbc(); PreparedStatement q = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                q.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet rows = q.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void execute(String sql, Object... parameters) {
+        try (Connection c = jdbc(); PreparedStatement q = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                q.setObject(i + 1, parameters[i]);
+            }
+            q.execute();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static long outboxRows() {
+        return count("SELECT count(*) FROM outbox_message");
+    }
+
+    /**
+     * Seeds a row in {@code status}; live rows are made visible only in an hour, so the running relay leaves them
+     * alone. Returns its id.
+     */
+    static UUID seed(String status, String topic, String key, String lastError) {
+        UUID id = UUID.randomUUID();
+        execute("INSERT INTO outbox_message (id, topic, message_key, event_type, payload, status, attempts,"
+                + " visible_after, last_error, dead_lettered_at, delivered_at) VALUES (?, ?, ?, 'Seeded',"
+                + " '{\"seeded\":true}'::bytea, ?, 3, now() + interval '1 hour', ?,"
+                + " CASE WHEN ? = 'DEAD_LETTERED' THEN now() END, CASE WHEN ? = 'DELIVERED' THEN now() END)",
+                id, topic, key, status, lastError, status, status);
+        return id;
+    }
+
+    static String uniqueTopic(String prefix) {
+        return prefix + "." + UUID.randomUUID().toString().substring(0, 8);
+    }
+}

@@ -1,0 +1,40 @@
+package dev.dispatcher.app.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class IngestLimitsTest {
+
+    @Test
+    void aPayloadLimitThatFitsTheProducerRequestIsAccepted() {
+        assertThat(IngestLimits.checked(1_048_576, 500, Map.of("max.request.size", "1081344")).maxPayloadBytes())
+                .isEqualTo(1_048_576);
+    }
+
+    @Test
+    void aPayloadLimitOverTheProducerRequestSizeFailsNamingBothProperties() {
+        assertThatIllegalStateException()
+                .isThrownBy(() -> IngestLimits.checked(1_048_576, 500, Map.of()))
+                .withMessageContaining("dispatcher.ingest.max-payload-size must be at most")
+                .withMessageContaining("max.request.size (1048576 bytes)")
+                .withMessageContaining("but was 1048576 bytes");
+    }
+
+    @Test
+    void aNonNumericRequestSizeIsReported() {
+        assertThatIllegalStateException()
+                .isThrownBy(() -> IngestLimits.checked(1024, 500, Map.of("max.request.size", "lots")))
+                .withMessageContaining("max.request.size");
+    }
+
+    @Test
+    void jwtShapeDecidesTheBearerPath() {
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("a.b.c")).isTrue();
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("abc")).isFalse();
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("a..c")).isFalse();
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("a.b.c.d")).isFalse();
+    }
+}

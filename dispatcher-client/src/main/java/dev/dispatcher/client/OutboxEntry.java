@@ -1,0 +1,16 @@
+package dev.dispatcher.client;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * An outbox row as written: the relay publishes it after the writing transaction commits.
+ *
+ * @param id the message id (the Kafka {@code message-id} header)
+ * @param seq the claim order; a key's rows are sent in this order
+ * @param status the durable status, {@code PENDING} when written
+ * @param version the optimistic-concurrency version, {@code 0} when written
+ * @param createdAt the database time of the insert (transaction start)
+ */
+public record OutboxEntry(UUID id, long seq, String status, long version, Instant createdAt) {
+}

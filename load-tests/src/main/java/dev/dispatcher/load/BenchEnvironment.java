@@ -57,7 +57,7 @@ final class BenchEnvironment implements AutoCloseable {
                 .host(postgres.host()).port(postgres.port()).database(postgres.database())
                 .username(postgres.username()).password(postgres.password())
                 .schema(schema).applicationName(appName)
-                .preparedStatementCacheQueries(-1)
+                .options(Map.of("plan_cache_mode", "force_custom_plan"))
                 .build());
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)
                 .initialSize(size).maxSize(size).build());

@@ -14,7 +14,8 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *   <li>{@code SecureRandom.nextBytes} (the kit's schema suffixes, and TLS/driver nonces) may read the entropy
  *       source the same way;
  *   <li>class loading and service loading read jars on first use only;
- *   <li>Resilience4j's circuit breaker records a call under a lock held for a few counter updates.
+ *   <li>Resilience4j's circuit breaker records a call under a lock held for a few counter updates;
+ *   <li>Netty's adaptive allocator locks a buffer magazine for a moment when it grows.
  * </ul>
  * The kit's servers and proxy run on their own plain threads, which BlockHound does not watch.
  */
@@ -28,6 +29,9 @@ public final class TestKitBlockHoundIntegration implements BlockHoundIntegration
         .allowBlockingCallsInside("java.lang.ClassLoader", "loadClass")
         .allowBlockingCallsInside("java.util.ServiceLoader$LazyClassPathLookupIterator", "parse")
         // Resilience4j's sliding window guards a few counters with a ReentrantLock held for nanoseconds, no I/O.
-        .allowBlockingCallsInside("io.github.resilience4j.core.metrics.FixedSizeSlidingWindowMetrics", "record");
+        .allowBlockingCallsInside("io.github.resilience4j.core.metrics.FixedSizeSlidingWindowMetrics", "record")
+        // Netty 4.2's adaptive buffer allocator briefly write-locks a magazine when it grows the magazine group;
+        // this is inside Netty's own event-loop allocation path, not I/O.
+        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free");
   }
 }

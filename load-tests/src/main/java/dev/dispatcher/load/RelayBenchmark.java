@@ -181,7 +181,7 @@ public final class RelayBenchmark {
             listener.start();
             relay.start();
             Thread.sleep(1000);
-            int writers = 8;
+            int writers = Math.max(4, o.rate() / 100);
             long total = (long) o.rate() * o.duration().toSeconds();
             long start = System.nanoTime();
             List<Thread> threads = new ArrayList<>();

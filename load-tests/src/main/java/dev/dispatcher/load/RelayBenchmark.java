@@ -259,9 +259,9 @@ public final class RelayBenchmark {
     // ------------------------------------------------------------------ sweep
 
     static String sweep(BenchEnvironment env, BenchOptions o) throws Exception {
-        int[] batches = o.n() <= 5000 ? new int[] {100, 500} : new int[] {100, 250, 500, 1000};
-        int[] concurrencies = o.n() <= 5000 ? new int[] {64} : new int[] {16, 64, 256};
-        int[] inFlights = o.n() <= 5000 ? new int[] {2, 4} : new int[] {1, 2, 4, 8};
+        int[] batches = o.n() <= 5000 ? new int[] {100, 500} : new int[] {250, 500, 1000};
+        int[] concurrencies = o.n() <= 5000 ? new int[] {64} : new int[] {16, 64};
+        int[] inFlights = o.n() <= 5000 ? new int[] {2, 4} : new int[] {2, 4, 8};
         List<String> table = new ArrayList<>();
         table.add(String.format(Locale.ROOT, "%10s %12s %10s %12s %6s %6s", "batch", "concurrency", "in-flight",
                 "msgs/s", "lost", "dups"));

@@ -8,13 +8,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Prints the {@code gatling-ingest} RESULT line after a simulation: request rate, p99 and failures from the newest
- * Gatling report's {@code js/stats.json}, lost and duplicates from the Kafka check the simulation wrote, and the
- * report's path. Run by {@code exec:java@gatling-result} right after {@code gatling:test}.
+ * Prints the {@code gatling-ingest} RESULT line after a simulation: request rate, p99 and failures as the simulation
+ * recorded them per request, lost and duplicates from its Kafka check (both in
+ * {@code target/gatling-ingest-check.properties}), and the newest Gatling report's path. Run by {@code exec:java@gatling-result} right after {@code gatling:test}.
  */
 public final class GatlingResult {
 
@@ -25,25 +23,22 @@ public final class GatlingResult {
         Path reports = Path.of(args.length > 0 ? args[0] : "target/gatling");
         Path newest;
         try (Stream<Path> runs = Files.list(reports)) {
-            newest = runs.filter(p -> Files.exists(p.resolve("js/stats.json")))
+            newest = runs.filter(p -> Files.exists(p.resolve("index.html")))
                     .max(Comparator.comparing(p -> p.toFile().lastModified()))
                     .orElseThrow(() -> new IllegalStateException("no Gatling report under " + reports));
         }
-        JsonNode stats = JsonMapper.builder().build().readTree(newest.resolve("js/stats.json").toFile()).path("stats");
         Properties check = new Properties();
-        Path checkFile = Path.of("target/gatling-ingest-check.properties");
-        if (Files.exists(checkFile)) {
-            try (var in = Files.newBufferedReader(checkFile)) {
-                check.load(in);
-            }
+        Path checkFile = reports.toAbsolutePath().getParent().resolve("gatling-ingest-check.properties");
+        try (var in = Files.newBufferedReader(checkFile)) {
+            check.load(in);
         }
         System.out.println("Gatling report: " + newest.resolve("index.html").toAbsolutePath());
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("name", "gatling-ingest");
-        r.put("req_per_s", stats.path("meanNumberOfRequestsPerSecond").path("total").asDouble());
-        r.put("p99_ms", stats.path("percentiles4").path("total").asDouble());
-        r.put("failed", stats.path("numberOfRequests").path("ko").asLong());
-        r.put("requests", stats.path("numberOfRequests").path("total").asLong());
+        r.put("req_per_s", Double.parseDouble(check.getProperty("req_per_s", "0")));
+        r.put("p99_ms", Long.parseLong(check.getProperty("p99_ms", "-1")));
+        r.put("failed", Long.parseLong(check.getProperty("failed", "-1")));
+        r.put("requests", Long.parseLong(check.getProperty("requests", "-1")));
         r.put("accepted", Long.parseLong(check.getProperty("accepted", "-1")));
         r.put("lost", Long.parseLong(check.getProperty("lost", "-1")));
         r.put("duplicates", Long.parseLong(check.getProperty("duplicates", "-1")));

@@ -47,6 +47,34 @@ final class GatlingTarget {
     private final ConfigurableApplicationContext app;
     /** Ids the API accepted (202), recorded by the simulation. */
     final Set<String> accepted = ConcurrentHashMap.newKeySet();
+    private final java.util.Queue<Long> latencies = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long firstNanos;
+    private volatile long lastNanos;
+
+    /** Records one ingest request: its response time (null without a response) and whether it failed. */
+    void record(Long responseMillis, boolean requestFailed) {
+        long now = System.nanoTime();
+        if (requests.getAndIncrement() == 0) {
+            firstNanos = now;
+        }
+        lastNanos = now;
+        if (responseMillis != null) {
+            latencies.add(responseMillis);
+        }
+        if (requestFailed) {
+            failed.incrementAndGet();
+        }
+    }
+
+    private String requestFigures() {
+        List<Long> sorted = latencies.stream().sorted().toList();
+        long p99 = sorted.isEmpty() ? -1 : sorted.get(Math.max(0, (int) Math.ceil(0.99 * sorted.size()) - 1));
+        double seconds = Math.max(1e-9, (lastNanos - firstNanos) / 1e9);
+        return "requests=" + requests.get() + "\nfailed=" + failed.get() + "\nreq_per_s="
+                + Math.round(requests.get() / seconds * 10) / 10.0 + "\np99_ms=" + p99 + "\n";
+    }
 
     private GatlingTarget(String baseUrl, String producerToken, String operatorToken, PostgresServer postgres,
             KafkaServer kafka, ConfigurableApplicationContext app) {
@@ -110,9 +138,10 @@ final class GatlingTarget {
             lost = missing.size();
             duplicates = records - seen.size();
         }
-        String figures = "accepted=" + accepted.size() + "\nlost=" + lost + "\nduplicates=" + duplicates + "\n";
+        String figures = requestFigures() + "accepted=" + accepted.size() + "\nlost=" + lost + "\nduplicates="
+                + duplicates + "\n";
         try {
-            Path out = Path.of("target", "gatling-ingest-check.properties");
+            Path out = Path.of(System.getProperty("dispatcher.check.file", "load-tests/target/gatling-ingest-check.properties"));
             Files.createDirectories(out.getParent());
             Files.writeString(out, figures);
         } catch (IOException e) {

@@ -7,6 +7,7 @@ import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 import static io.gatling.javaapi.http.HttpDsl.http;
 import static io.gatling.javaapi.http.HttpDsl.status;
+import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 
 import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.ScenarioBuilder;
@@ -78,8 +79,9 @@ public class IngestSimulation extends Simulation {
                     .exec(session -> session.set("id", UUID.randomUUID().toString()))
                     .exec(http("POST /v1/messages").post("/v1/messages")
                             .body(StringBody(session -> message(session.getString("id"))))
-                            .check(status().is(202)))
+                            .check(responseTimeInMillis().saveAs("rt"), status().is(202)))
                     .exec(session -> {
+                        target.record(session.contains("rt") ? session.getLong("rt") : null, session.isFailed());
                         if (!session.isFailed()) {
                             target.accepted.add(session.getString("id"));
                         }
@@ -100,8 +102,9 @@ public class IngestSimulation extends Simulation {
                                 return "[" + String.join(",", ids.stream().map(IngestSimulation::message).toList())
                                         + "]";
                             }))
-                            .check(status().is(202)))
+                            .check(responseTimeInMillis().saveAs("rt"), status().is(202)))
                     .exec(session -> {
+                        target.record(session.contains("rt") ? session.getLong("rt") : null, session.isFailed());
                         if (!session.isFailed()) {
                             List<String> ids = session.getList("ids");
                             target.accepted.addAll(ids);

@@ -3,6 +3,7 @@ package dev.dispatcher.app.inbox;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.Result;
 import dev.dispatcher.app.store.TransitionRequest;
+import dev.dispatcher.app.store.WakeSignal;
 import dev.dispatcher.domain.DispatchDecision;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
@@ -22,7 +23,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -66,9 +66,7 @@ public final class InboxProcessor {
     private final DispatcherMetrics metrics;
     private final ConnectionFactory connections;
 
-    /** Latest wake-up generation; replayed to each new waiter so no wake-up between claim and wait is lost. */
-    private final Sinks.Many<Long> wakeups = Sinks.many().replay().latest();
-    private final AtomicLong generation = new AtomicLong();
+    private final WakeSignal wakeups = new WakeSignal();
     /** Owned by the claim loop (claims run one at a time). */
     private volatile long seenGeneration = -1;
     private volatile boolean lastBatchFull;
@@ -83,7 +81,6 @@ public final class InboxProcessor {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.connections = Objects.requireNonNull(connections, "connections");
-        wakeups.tryEmitNext(0L);
     }
 
     /** Starts claiming. Idempotent. */
@@ -110,7 +107,7 @@ public final class InboxProcessor {
 
     /** Signals new rows. Cheap, callable from any thread. */
     public void wake() {
-        wakeups.tryEmitNext(generation.incrementAndGet());
+        wakeups.wake();
     }
 
     /**
@@ -153,16 +150,11 @@ public final class InboxProcessor {
     }
 
     private Mono<Void> waitForWakeOrPoll() {
-        long seen = seenGeneration;
-        return wakeups.asFlux()
-                .filter(g -> g > seen)
-                .next()
-                .timeout(settings.pollInterval(), Mono.just(seen))
-                .then();
+        return wakeups.awaitAfter(seenGeneration, settings.pollInterval());
     }
 
     private Mono<List<LeasedInboxMessage>> claim() {
-        seenGeneration = generation.get();
+        seenGeneration = wakeups.generation();
         return store.claimBatch(settings.consumer(), settings.workerId(), settings.batchSize(),
                         settings.leaseDuration())
                 .doOnNext(batch -> {

@@ -7,6 +7,7 @@ import dev.dispatcher.app.observe.DispatcherMetrics.Result;
 import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.app.store.OutboxStore;
 import dev.dispatcher.app.store.TransitionRequest;
+import dev.dispatcher.app.store.WakeSignal;
 import dev.dispatcher.domain.DispatchDecision;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
@@ -28,7 +29,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,9 +71,7 @@ public final class Relay {
     private final DispatcherMetrics metrics;
     private final BooleanSupplier paused;
 
-    /** Latest wake-up generation; replayed to each new waiter so no wake-up between claim and wait is lost. */
-    private final Sinks.Many<Long> wakeups = Sinks.many().replay().latest();
-    private final AtomicLong generation = new AtomicLong();
+    private final WakeSignal wakeups = new WakeSignal();
     /** Owned by the claim loop (claims run one at a time). */
     private volatile long seenGeneration = -1;
     private volatile boolean lastBatchFull;
@@ -91,7 +89,6 @@ public final class Relay {
         this.breaker = Objects.requireNonNull(breaker, "breaker");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.paused = Objects.requireNonNull(paused, "paused");
-        wakeups.tryEmitNext(0L);
     }
 
     /** Starts claiming. Idempotent. */
@@ -120,7 +117,7 @@ public final class Relay {
 
     /** Signals new work (a notification arrived, or a listener reconnected). Cheap, callable from any thread. */
     public void wake() {
-        wakeups.tryEmitNext(generation.incrementAndGet());
+        wakeups.wake();
     }
 
     /**
@@ -170,7 +167,7 @@ public final class Relay {
      * breaker.
      */
     private Mono<Boolean> gate() {
-        long seen = generation.get();
+        long seen = wakeups.generation();
         if (inFlight.get() >= settings.maxInFlightBatches()) {
             // A finishing batch wakes us; the generation read first means that wake-up cannot be missed.
             return waitForWakeAfter(seen).thenReturn(false);
@@ -201,15 +198,11 @@ public final class Relay {
     }
 
     private Mono<Void> waitForWakeAfter(long seen) {
-        return wakeups.asFlux()
-                .filter(g -> g > seen)
-                .next()
-                .timeout(settings.pollInterval(), Mono.just(seen))
-                .then();
+        return wakeups.awaitAfter(seen, settings.pollInterval());
     }
 
     private Mono<List<ClaimedMessage>> claim() {
-        seenGeneration = generation.get();
+        seenGeneration = wakeups.generation();
         return store.claimBatch(settings.workerId(), settings.batchSize(), settings.leaseDuration(),
                         settings.ordering())
                 .doOnNext(batch -> {

@@ -6,7 +6,7 @@ import java.util.Locale;
 public enum Jitter {
     /** Uniform in {@code [0, ceiling]}: spreads retries most. */
     FULL,
-    /** Uniform in {@code [initial, 3 x previous ceiling]}, capped: never retries immediately. */
+    /** Uniform in {@code [initial, 3 x this attempt's ceiling]}, capped at the max delay: never retries at once. */
     DECORRELATED,
     /** The exponential ceiling itself: deterministic, for tests and debugging. */
     NONE;

@@ -19,6 +19,8 @@ public final class RetryPolicy {
     public static final double DEFAULT_MULTIPLIER = 2.0;
     public static final Jitter DEFAULT_JITTER = Jitter.FULL;
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
+    /** Longest accepted max delay. */
+    public static final Duration MAX_DELAY_LIMIT = Duration.ofDays(365);
 
     private final Duration initialDelay;
     private final Duration maxDelay;
@@ -41,8 +43,8 @@ public final class RetryPolicy {
     /**
      * A validated policy.
      *
-     * @throws IllegalArgumentException naming the bad value: delays must be positive with initial at most max,
-     *     multiplier at least 1, max attempts at least 1
+     * @throws IllegalArgumentException naming the bad value: initial delay at least 1 ms and at most max, max
+     *     delay at most {@link #MAX_DELAY_LIMIT}, multiplier at least 1, max attempts at least 1
      */
     public static RetryPolicy of(
             Duration initialDelay, Duration maxDelay, double multiplier, Jitter jitter, int maxAttempts,
@@ -51,12 +53,17 @@ public final class RetryPolicy {
         Objects.requireNonNull(maxDelay, "maxDelay");
         Objects.requireNonNull(jitter, "jitter");
         Objects.requireNonNull(random, "random");
-        if (initialDelay.isNegative() || initialDelay.isZero()) {
-            throw new IllegalArgumentException("initial delay must be positive, but was " + initialDelay);
+        // Delays are computed in whole milliseconds: below 1 ms a decorrelated delay would round to zero, and a
+        // cap beyond a year would overflow the arithmetic long before it could matter to a retry.
+        if (initialDelay.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("initial delay must be at least 1 ms, but was " + initialDelay);
         }
         if (maxDelay.compareTo(initialDelay) < 0) {
             throw new IllegalArgumentException(
                     "max delay must be at least the initial delay " + initialDelay + ", but was " + maxDelay);
+        }
+        if (maxDelay.compareTo(MAX_DELAY_LIMIT) > 0) {
+            throw new IllegalArgumentException("max delay must be at most " + MAX_DELAY_LIMIT + ", but was " + maxDelay);
         }
         if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
             throw new IllegalArgumentException("multiplier must be a finite number >= 1, but was " + multiplier);

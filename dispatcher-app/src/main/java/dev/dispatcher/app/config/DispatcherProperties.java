@@ -199,6 +199,13 @@ public record DispatcherProperties(
             Objects.requireNonNull(maxDelay, "dispatcher.retry.max-delay");
             Objects.requireNonNull(jitter, "dispatcher.retry.jitter");
             requirePositive("retry.initial-delay", initialDelay);
+            if (initialDelay.compareTo(Duration.ofMillis(1)) < 0) {
+                throw invalid("retry.initial-delay", "must be at least 1ms", format(initialDelay));
+            }
+            if (maxDelay.compareTo(RetryPolicy.MAX_DELAY_LIMIT) > 0) {
+                throw invalid("retry.max-delay", "must be at most " + format(RetryPolicy.MAX_DELAY_LIMIT),
+                        format(maxDelay));
+            }
             if (maxDelay.compareTo(initialDelay) < 0) {
                 throw invalid("retry.max-delay",
                         "must be at least dispatcher.retry.initial-delay (" + format(initialDelay) + ")",

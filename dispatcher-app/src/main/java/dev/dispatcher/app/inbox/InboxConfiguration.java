@@ -2,6 +2,7 @@ package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.outbox.Retention;
 import dev.dispatcher.domain.Queue;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -52,7 +53,9 @@ public class InboxConfiguration {
             InboxReceiver receiver = new ReactorKafkaInboxReceiver(consumerProperties, c.topics(), c.groupId());
             consumers.add(new InboxConsumer(receiver, store, handler, settings, metrics, connectionFactory));
         }
-        InboxRetention retention = new InboxRetention(store, properties.retention().inboxCompleted());
+        Duration window = properties.retention().inboxCompleted();
+        Retention retention = new Retention("completed inbox",
+                List.of(() -> store.purgeCompleted(window, Retention.BATCH)));
         return new InboxLifecycle(consumers, retention, RETENTION_EVERY, store, metrics.queueGauges(Queue.INBOX),
                 GAUGES_EVERY);
     }

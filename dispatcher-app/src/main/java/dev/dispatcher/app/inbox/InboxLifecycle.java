@@ -1,6 +1,7 @@
 package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.outbox.Retention;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -19,7 +20,7 @@ final class InboxLifecycle implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(InboxLifecycle.class);
 
     private final List<InboxConsumer> consumers;
-    private final InboxRetention retention;
+    private final Retention retention;
     private final Duration retentionEvery;
     private final InboxStore store;
     private final DispatcherMetrics.QueueGauges gauges;
@@ -27,7 +28,7 @@ final class InboxLifecycle implements SmartLifecycle {
     private volatile Disposable gaugePolling;
     private volatile boolean running;
 
-    InboxLifecycle(List<InboxConsumer> consumers, InboxRetention retention, Duration retentionEvery, InboxStore store,
+    InboxLifecycle(List<InboxConsumer> consumers, Retention retention, Duration retentionEvery, InboxStore store,
             DispatcherMetrics.QueueGauges gauges, Duration gaugesEvery) {
         this.consumers = List.copyOf(consumers);
         this.retention = retention;

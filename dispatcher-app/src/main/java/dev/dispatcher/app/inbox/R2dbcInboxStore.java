@@ -148,11 +148,9 @@ final class R2dbcInboxStore implements InboxStore {
     @Override
     public Mono<Backlog> backlog() {
         return run(c -> Flux.from(c.createStatement(InboxSql.BACKLOG).execute())
-                .flatMap(r -> r.map(row -> new Backlog(row.get("pending", Long.class),
-                        row.get("retry_scheduled", Long.class),
-                        Duration.ofMillis(row.get("oldest_age_ms", Long.class))))))
+                        .flatMap(r -> r.map(Backlog::of)))
                 .next()
-                .defaultIfEmpty(new Backlog(0, 0, Duration.ZERO));
+                .defaultIfEmpty(Backlog.EMPTY);
     }
 
     @Override

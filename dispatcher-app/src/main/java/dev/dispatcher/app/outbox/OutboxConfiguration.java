@@ -77,7 +77,7 @@ public class OutboxConfiguration {
     @Bean
     Retention retention(OutboxStore store, ConnectionFactory connectionFactory, DispatcherProperties properties) {
         DispatcherProperties.Retention r = properties.retention();
-        return new Retention(store, connectionFactory, r.delivered(), r.deadLettered(), r.audit());
+        return Retention.outbox(store, connectionFactory, r.delivered(), r.deadLettered(), r.audit());
     }
 
     @Bean

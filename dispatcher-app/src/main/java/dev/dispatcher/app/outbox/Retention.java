@@ -6,6 +6,8 @@ import dev.dispatcher.sql.AuditSql;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -20,45 +22,50 @@ import reactor.core.publisher.Mono;
 public final class Retention {
 
     private static final Logger log = LoggerFactory.getLogger(Retention.class);
-    static final int BATCH = 1000;
+    /** Rows one statement deletes at most. */
+    public static final int BATCH = 1000;
 
-    private final OutboxStore store;
-    private final ConnectionFactory connections;
-    private final Duration delivered;
-    private final Duration deadLettered;
-    private final Duration audit;
+    private final String what;
+    private final List<Supplier<Mono<Long>>> passes;
     private volatile Disposable running;
 
-    public Retention(OutboxStore store, ConnectionFactory connections, Duration delivered, Duration deadLettered,
-            Duration audit) {
-        this.store = store;
-        this.connections = connections;
-        this.delivered = delivered;
-        this.deadLettered = deadLettered;
-        this.audit = audit;
+    /**
+     * Retention over {@code passes}, each deleting at most {@link #BATCH} rows per call and repeated while it
+     * comes back full; {@code what} names the rows in logs.
+     */
+    public Retention(String what, List<Supplier<Mono<Long>>> passes) {
+        this.what = what;
+        this.passes = List.copyOf(passes);
+    }
+
+    /** The outbox's retention: delivered and dead-lettered rows, and audit rows, each past its age. */
+    public static Retention outbox(OutboxStore store, ConnectionFactory connections, Duration delivered,
+            Duration deadLettered, Duration audit) {
+        return new Retention("outbox and audit", List.of(
+                () -> store.purgeFinished(MessageStatus.DELIVERED, delivered, BATCH),
+                () -> store.purgeFinished(MessageStatus.DEAD_LETTERED, deadLettered, BATCH),
+                () -> purgeAudit(connections, audit)));
     }
 
     /** One full pass; emits the number of rows deleted. */
     public Mono<Long> purge() {
-        return Flux.concat(
-                        drain(() -> store.purgeFinished(MessageStatus.DELIVERED, delivered, BATCH)),
-                        drain(() -> store.purgeFinished(MessageStatus.DEAD_LETTERED, deadLettered, BATCH)),
-                        drain(this::purgeAudit))
+        return Flux.fromIterable(passes)
+                .concatMap(Retention::drain)
                 .reduce(0L, Long::sum)
                 .doOnNext(n -> {
                     if (n > 0) {
-                        log.info("retention deleted {} rows", n);
+                        log.info("retention deleted {} {} rows", n, what);
                     }
                 });
     }
 
-    private static Mono<Long> drain(java.util.function.Supplier<Mono<Long>> pass) {
+    private static Mono<Long> drain(Supplier<Mono<Long>> pass) {
         return Mono.defer(pass)
                 .expand(n -> n >= BATCH ? Mono.defer(pass) : Mono.empty())
                 .reduce(0L, Long::sum);
     }
 
-    private Mono<Long> purgeAudit() {
+    private static Mono<Long> purgeAudit(ConnectionFactory connections, Duration audit) {
         return Flux.usingWhen(connections.create(),
                         c -> Flux.from(c.createStatement(AuditSql.DELETE_OLD)
                                         .bind("$1", audit.toMillis()).bind("$2", BATCH).execute())
@@ -72,7 +79,7 @@ public final class Retention {
         if (running == null) {
             running = Flux.interval(every, every).onBackpressureDrop()
                     .concatMap(t -> purge().onErrorResume(e -> {
-                        log.warn("retention pass failed: {}", e.toString());
+                        log.warn("retention pass over {} rows failed: {}", what, e.toString());
                         return Mono.empty();
                     }))
                     .subscribe();

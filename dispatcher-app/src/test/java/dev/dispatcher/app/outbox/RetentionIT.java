@@ -38,7 +38,7 @@ class RetentionIT {
                 s.execute("INSERT INTO dispatch_audit (actor, action) VALUES ('ops', 'pause')");
             }
             ConnectionPool pool = fx.pool("retention");
-            Retention retention = new Retention(OutboxStore.r2dbc(pool), pool, Duration.ofDays(7),
+            Retention retention = Retention.outbox(OutboxStore.r2dbc(pool), pool, Duration.ofDays(7),
                     Duration.ofDays(30), Duration.ofDays(90));
 
             Long deleted = retention.purge().block(Duration.ofSeconds(60));

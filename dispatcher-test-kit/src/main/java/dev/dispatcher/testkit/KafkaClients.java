@@ -71,7 +71,7 @@ final class KafkaClients {
         throw new IllegalStateException("topic " + name + " has partitions without a leader after "
             + TOPIC_READY_TIMEOUT);
       }
-      Thread.sleep(POLL_INTERVAL);
+      Thread.sleep(POLL_INTERVAL); // test thread waiting for topic metadata, never a Reactor thread
     }
   }
 
@@ -125,7 +125,7 @@ final class KafkaClients {
 
   private static void sleep(Duration duration) {
     try {
-      Thread.sleep(duration);
+      Thread.sleep(duration); // test thread between consumer polls
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for a topic", e);

@@ -81,7 +81,7 @@ final class ProxyConnection {
 
   private static void pause(Duration latency) throws InterruptedException {
     if (!latency.isZero()) {
-      Thread.sleep(latency);
+      Thread.sleep(latency); // the proxy's own pump thread injecting latency
     }
   }
 }

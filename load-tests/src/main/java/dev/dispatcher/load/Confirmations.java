@@ -76,7 +76,7 @@ final class Confirmations implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         long nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         while (distinct() < n && System.nanoTime() < deadline) {
-            Thread.sleep(2);
+            Thread.sleep(2); // the caller's (main) thread polls the consumer thread's count
             if (System.nanoTime() > nextProgress) {
                 progress.run();
                 nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();

@@ -111,6 +111,7 @@ public final class RelayBenchmark {
             boolean all = confirmed.awaitDistinct(n, Duration.ofMinutes(10), () -> progress("drain", start,
                     confirmed.distinct(), n, env.backlog(schema)));
             long elapsed = System.nanoTime() - start;
+            // main thread of the harness: waiting is its job
             relay.stop().block(Duration.ofSeconds(30));
             listener.stop();
             Thread.sleep(500);
@@ -150,8 +151,10 @@ public final class RelayBenchmark {
                                     return results.size();
                                 }))
                         .repeat()
-                        .takeUntil(count -> count == 0 && env.backlog(schema) == 0)
+                        // an empty claim ends this loop: what is left is leased by the other loops, which finish it
+                        .takeUntil(count -> count == 0)
                         .then())
+                // the harness's main thread waits here; no Reactor thread blocks
                 .blockLast();
         double rate = done.get() / ((System.nanoTime() - start) / 1e9);
         System.out.printf(Locale.ROOT, "ceiling: PostgreSQL-only claim+complete of %d rows at %.0f rows/s%n",
@@ -180,7 +183,7 @@ public final class RelayBenchmark {
             OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
             listener.start();
             relay.start();
-            Thread.sleep(1000);
+            Thread.sleep(1000); // main thread: let the relay and listener connect before offering load
             int writers = Math.max(4, o.rate() / 100);
             long total = (long) o.rate() * o.duration().toSeconds();
             long start = System.nanoTime();
@@ -196,7 +199,7 @@ public final class RelayBenchmark {
             }
             double offered = committedAt.size() / ((System.nanoTime() - start) / 1e9);
             confirmed.awaitDistinct(committedAt.size(), Duration.ofSeconds(60), () -> { });
-            relay.stop().block(Duration.ofSeconds(30));
+            relay.stop().block(Duration.ofSeconds(30)); // main thread
             listener.stop();
             List<Double> latencies = new ArrayList<>();
             long lost = 0;
@@ -233,7 +236,7 @@ public final class RelayBenchmark {
             for (long i = writer; i < total; i += writers) {
                 long due = start + (long) (i / (double) writers * intervalNanos);
                 long wait = due - System.nanoTime();
-                if (wait > 0) {
+                if (wait > 0) { // a plain writer thread pacing the offered rate
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
                 UUID id = UUID.randomUUID();

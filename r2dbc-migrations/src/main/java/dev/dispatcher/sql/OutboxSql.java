@@ -43,7 +43,10 @@ public final class OutboxSql {
      * <p>Index: {@code outbox_message_live_seq_idx} (live rows by seq). Concurrency: {@code FOR UPDATE SKIP
      * LOCKED} lets relays claim disjoint rows without waiting; a row leased by a relay that committed after our
      * snapshot is re-checked on its newest version and dropped. Claiming a row whose earlier lease ran out is
-     * reported as {@code lease_expired}: workers null {@code lease_until} whenever they end a lease.
+     * reported as {@code lease_expired}: workers null {@code lease_until} whenever they end a lease. The UPDATE
+     * finds the locked rows by primary key, not by the {@code ctid} the lock step saw: after a concurrent update
+     * that is the old version's, and the UPDATE then skips the row although it is locked and claimable (measured:
+     * a fifth less server time, but competing relays got short batches and idled).
      */
     public static final String CLAIM_UNORDERED = """
             WITH c AS (
@@ -180,13 +183,16 @@ public final class OutboxSql {
      * length; 0 otherwise), {@code $5} errors (null where none).
      *
      * <p>Shape, as DESIGN.md fixes it: inputs are de-duplicated (first occurrence wins) and carried with their
-     * ordinal; {@code snap} reads the rows as the statement's snapshot sees them; {@code cur} locks the current
-     * rows in id order ({@code FOR NO KEY UPDATE} waits for a concurrent writer, then yields its committed
-     * version, or nothing if it deleted the row), so two batches never deadlock; {@code cur} and the UPDATE are fed
-     * by their own unnest of the parameters ({@code req}; one input CTE feeding both the snapshot read and the
-     * UPDATE was seen to return a re-checked row twice on PG 18.1), the UPDATE joins the materialised {@code cur}
-     * to the table by primary key (one index probe per row), and its guard (our token, lease not ended, live
-     * status) is on the target row's own columns, which PostgreSQL re-checks on the newest version.
+     * ordinal; {@code cur} locks the current rows in id order ({@code FOR NO KEY UPDATE} waits for a concurrent
+     * writer, then yields its committed version, or nothing if it deleted the row), so two batches never deadlock;
+     * {@code cur} and the UPDATE are fed by their own unnest of the parameters ({@code req}; one input CTE feeding
+     * both the snapshot read and the UPDATE was seen to return a re-checked row twice on PG 18.1); the UPDATE
+     * joins the materialised {@code cur} to the table by primary key, and its guard (our token, lease not ended,
+     * live status) is on the target row's own columns; {@code snap} reads the rows as the statement's snapshot
+     * sees them, only for the inputs the UPDATE did not write (the classifier needs it only there), so an
+     * all-applied batch costs no snapshot probes. Not a TID join from {@code cur}: a row locked after a concurrent
+     * update yields the {@code ctid} of the version the scan saw, not of the one it locked, so the UPDATE would
+     * miss it (TransitionOutcomesIT's own-renewal race caught that).
      *
      * <p>Lease-ending transitions null {@code lease_until} and keep {@code lease_token}, so terminal rows keep the
      * token of the lease that finished them and a retry after a lost commit acknowledgement is recognised as our
@@ -198,11 +204,6 @@ public final class OutboxSql {
                 SELECT DISTINCT ON (i.id) i.id, i.ord
                   FROM unnest($1::uuid[]) WITH ORDINALITY AS i(id, ord)
                  ORDER BY i.id, i.ord
-            ),
-            snap AS (
-                SELECT s.id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
-                  FROM outbox_message s
-                 WHERE s.id IN (SELECT id FROM input)
             ),
             req AS MATERIALIZED (
                 SELECT DISTINCT ON (x.id) x.id, x.token, x.kind, x.millis, x.error
@@ -241,6 +242,15 @@ public final class OutboxSql {
                    -- and loop over cur for each row; this keeps the plan a primary-key probe per cur row.
                    AND (t.lease_token = c.req_token AND t.lease_until IS NOT NULL AND t.status IN %s) IS TRUE
                 RETURNING t.id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
+            ),
+            -- The snapshot view is read only for inputs the UPDATE did not write: a written row is Applied
+            -- whatever the snapshot showed, so the common all-applied batch costs no extra probes. Every part
+            -- of one statement reads the same snapshot, so reading after upd still sees the rows as they were
+            -- when the statement began.
+            snap AS (
+                SELECT s.id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
+                  FROM outbox_message s
+                 WHERE s.id IN (SELECT n.id FROM input n WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = n.id))
             )
             SELECT i.id,
                    snap.id IS NOT NULL AS snap_found, snap.status AS snap_status, snap.lease_token AS snap_token,

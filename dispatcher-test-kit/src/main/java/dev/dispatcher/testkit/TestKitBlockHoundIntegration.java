@@ -15,7 +15,11 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *       source the same way;
  *   <li>class loading and service loading read jars on first use only;
  *   <li>Resilience4j's circuit breaker records a call under a lock held for a few counter updates;
- *   <li>Netty's adaptive allocator locks a buffer magazine for a moment when it grows.
+ *   <li>Netty's adaptive allocator locks a buffer magazine for a moment when it grows;
+ *   <li>cancelling a periodic Reactor task (a relay batch's lease-renewal interval) removes it from its
+ *       executor's delay queue under that queue's lock. Reactor's own integration allows the same for one-shot
+ *       tasks ({@code SchedulerTask} and {@code WorkerTask} {@code dispose}) but not for {@code
+ *       PeriodicWorkerTask}; unallowed, the error surfaced inside a finished batch and left it unfinished.
  * </ul>
  * The kit's servers and proxy run on their own plain threads, which BlockHound does not watch.
  */
@@ -32,6 +36,9 @@ public final class TestKitBlockHoundIntegration implements BlockHoundIntegration
         .allowBlockingCallsInside("io.github.resilience4j.core.metrics.FixedSizeSlidingWindowMetrics", "record")
         // Netty 4.2's adaptive buffer allocator briefly write-locks a magazine when it grows the magazine group;
         // this is inside Netty's own event-loop allocation path, not I/O.
-        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free");
+        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
+        // Cancelling a periodic task takes the delay queue's lock for one removal (see the class comment).
+        .allowBlockingCallsInside("reactor.core.scheduler.PeriodicWorkerTask", "dispose")
+        .allowBlockingCallsInside("reactor.core.scheduler.PeriodicSchedulerTask", "dispose");
   }
 }

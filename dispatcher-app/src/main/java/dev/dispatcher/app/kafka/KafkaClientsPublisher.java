@@ -9,8 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -43,7 +41,6 @@ final class KafkaClientsPublisher implements RecordPublisher {
 
     private final Producer<String, byte[]> producer;
     private final Admin admin;
-    private final ExecutorService sendThread;
     private final Scheduler sendScheduler;
 
     KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
@@ -52,12 +49,10 @@ final class KafkaClientsPublisher implements RecordPublisher {
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        this.sendThread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "dispatcher-kafka-send");
-            t.setDaemon(true);
-            return t;
-        });
-        this.sendScheduler = Schedulers.fromExecutorService(sendThread, "dispatcher-kafka-send");
+        // One thread, not marked non-blocking (send may block), and handing work to it takes no lock beyond a
+        // scheduled executor's queue: a plain single-thread executor's LinkedBlockingQueue parks the submitting
+        // (Reactor) thread on its lock when the send thread is taking, which BlockHound reports.
+        this.sendScheduler = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, "dispatcher-kafka-send", 60, true);
         this.producer = new KafkaProducer<>(props);
         Map<String, Object> adminProps = new HashMap<>(adminProperties);
         adminProps.putIfAbsent(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,

@@ -121,6 +121,8 @@ public record DispatcherProperties(
      * @param leaseDuration how long a claim is exclusive before another worker may take it over
      * @param pollInterval the fallback wake-up when no notification arrives
      * @param ordering whether messages of one key are sent in order
+     * @param claimLinger least time between two claims unless the earlier came back full: under a trickle of
+     *     inserts, rows arriving within it share one claim instead of one claim each
      */
     public record Relay(
             int batchSize,
@@ -128,7 +130,8 @@ public record DispatcherProperties(
             int publishConcurrency,
             Duration leaseDuration,
             Duration pollInterval,
-            Ordering ordering) {
+            Ordering ordering,
+            Duration claimLinger) {
 
         public static final int DEFAULT_BATCH_SIZE = 500;
         public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
@@ -136,6 +139,7 @@ public record DispatcherProperties(
         public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);
         public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
         public static final Ordering DEFAULT_ORDERING = Ordering.PER_KEY;
+        public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
 
         public Relay {
             requireBetween("relay.batch-size", batchSize, 1, 10_000);
@@ -144,6 +148,7 @@ public record DispatcherProperties(
             requireBetween("relay.lease-duration", leaseDuration, Duration.ofSeconds(2), Duration.ofHours(1));
             requireBetween("relay.poll-interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(10));
             Objects.requireNonNull(ordering, "dispatcher.relay.ordering");
+            requireBetween("relay.claim-linger", claimLinger, Duration.ZERO, Duration.ofSeconds(1));
         }
 
         /** The binding constructor: an absent value takes its default. */
@@ -154,18 +159,20 @@ public record DispatcherProperties(
                 @Nullable Integer publishConcurrency,
                 @Nullable Duration leaseDuration,
                 @Nullable Duration pollInterval,
-                @Nullable Ordering ordering) {
+                @Nullable Ordering ordering,
+                @Nullable Duration claimLinger) {
             this(
                     orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                     orDefault(maxInFlightBatches, DEFAULT_MAX_IN_FLIGHT_BATCHES).intValue(),
                     orDefault(publishConcurrency, DEFAULT_PUBLISH_CONCURRENCY).intValue(),
                     orDefault(leaseDuration, DEFAULT_LEASE_DURATION),
                     orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
-                    orDefault(ordering, DEFAULT_ORDERING));
+                    orDefault(ordering, DEFAULT_ORDERING),
+                    orDefault(claimLinger, DEFAULT_CLAIM_LINGER));
         }
 
         public static Relay defaults() {
-            return new Relay(null, null, null, null, null, (Ordering) null);
+            return new Relay(null, null, null, null, null, (Ordering) null, (Duration) null);
         }
     }
 

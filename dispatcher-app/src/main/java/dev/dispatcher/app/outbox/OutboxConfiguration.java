@@ -65,7 +65,7 @@ public class OutboxConfiguration {
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
                 relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
                 Ordering.valueOf(relay.ordering().name()), properties.retry().toPolicy(RandomGenerator.getDefault()),
-                DRAIN_TIMEOUT);
+                DRAIN_TIMEOUT, relay.claimLinger());
         return new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
     }
 

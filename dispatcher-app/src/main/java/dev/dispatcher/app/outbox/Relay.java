@@ -5,6 +5,7 @@ import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.Result;
 import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
 import dev.dispatcher.app.store.TransitionRequest;
 import dev.dispatcher.app.store.WakeSignal;
@@ -29,6 +30,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +46,12 @@ import reactor.util.retry.Retry;
  *
  * <p>Pull-based: a batch is claimed only when fewer than {@code maxInFlightBatches} are unfinished, so leased but
  * unfinished rows never exceed {@code maxInFlightBatches x batchSize}. A full batch claims again at once; otherwise
- * the relay waits for {@link #wake()} (driven by {@code LISTEN/NOTIFY}) or the poll interval.
+ * the relay waits for {@link #wake()} (driven by {@code LISTEN/NOTIFY}) or the poll interval, and starts a claim no
+ * sooner than {@code claimLinger} after the previous one: under a steady trickle every insert notifies, and
+ * claiming per notification would spend a claim and a transition statement (and their planning) on each row.
+ * A finished batch frees capacity but wakes the claim loop only when rows may be waiting for it: rows it gave
+ * back, or (per-key) rows of its keys that arrived while it held them or that its full claim left behind. An
+ * empty claim costs as much planning as a full one.
  *
  * <p>Each batch is split into lanes (a key's run, in seq order; rows without a key, or every row with
  * {@code ordering=none}, share an unordered lane), lanes are published concurrently, and every message's result
@@ -71,7 +78,13 @@ public final class Relay {
     private final DispatcherMetrics metrics;
     private final BooleanSupplier paused;
 
+    /** "There may be new work": notifications, reconnects, finished batches that left claimable rows. */
     private final WakeSignal wakeups = new WakeSignal();
+    /** "A batch finished": wakes a claim loop that waits for capacity. */
+    private final WakeSignal capacity = new WakeSignal();
+    /** Notifications from outside (inserts, reconnects), so a batch can tell whether rows arrived meanwhile. */
+    private final AtomicLong notifications = new AtomicLong();
+    private volatile long lastClaimStartNanos = System.nanoTime();
     /** Owned by the claim loop (claims run one at a time). */
     private volatile long seenGeneration = -1;
     private volatile boolean lastBatchFull;
@@ -117,6 +130,7 @@ public final class Relay {
 
     /** Signals new work (a notification arrived, or a listener reconnected). Cheap, callable from any thread. */
     public void wake() {
+        notifications.incrementAndGet();
         wakeups.wake();
     }
 
@@ -132,6 +146,7 @@ public final class Relay {
             }
             stopping.set(true);
             wake();
+            capacity.wake();
             return finished.asMono()
                     .timeout(settings.drainTimeout())
                     .onErrorResume(e -> {
@@ -155,8 +170,12 @@ public final class Relay {
 
     // ---------------------------------------------------------------- claiming
 
-    private Mono<List<ClaimedMessage>> nextBatch() {
-        return Mono.defer(() -> stopping.get() ? Mono.<List<ClaimedMessage>>empty() : gate().flatMap(go -> go
+    /** A claimed batch, with the notification count when its claim started and whether it came back full. */
+    private record Claimed(List<ClaimedMessage> messages, long notificationsAtClaim, boolean full) {
+    }
+
+    private Mono<Claimed> nextBatch() {
+        return Mono.defer(() -> stopping.get() ? Mono.<Claimed>empty() : gate().flatMap(go -> go
                         ? claim()
                         : Mono.empty()))
                 .repeatWhenEmpty(repeats -> repeats.takeWhile(r -> !stopping.get()));
@@ -167,10 +186,10 @@ public final class Relay {
      * breaker.
      */
     private Mono<Boolean> gate() {
-        long seen = wakeups.generation();
+        long seen = capacity.generation();
         if (inFlight.get() >= settings.maxInFlightBatches()) {
             // A finishing batch wakes us; the generation read first means that wake-up cannot be missed.
-            return waitForWakeAfter(seen).thenReturn(false);
+            return capacity.awaitAfter(seen, settings.pollInterval()).thenReturn(false);
         }
         if (paused.getAsBoolean()) {
             return waitForWakeOrPoll().thenReturn(false);
@@ -190,7 +209,13 @@ public final class Relay {
         if (lastBatchFull) {
             return Mono.just(true);
         }
-        return waitForWakeOrPoll().thenReturn(true);
+        return waitForWakeOrPoll().then(Mono.defer(this::linger)).thenReturn(true);
+    }
+
+    /** Waits out the rest of {@code claimLinger} since the previous claim started, so rows arriving meanwhile share one claim. */
+    private Mono<Void> linger() {
+        long remaining = settings.claimLinger().toNanos() - (System.nanoTime() - lastClaimStartNanos);
+        return remaining > 0 ? Mono.delay(Duration.ofNanos(remaining)).then() : Mono.empty();
     }
 
     private Mono<Void> waitForWakeOrPoll() {
@@ -201,8 +226,10 @@ public final class Relay {
         return wakeups.awaitAfter(seen, settings.pollInterval());
     }
 
-    private Mono<List<ClaimedMessage>> claim() {
+    private Mono<Claimed> claim() {
         seenGeneration = wakeups.generation();
+        long notified = notifications.get();
+        lastClaimStartNanos = System.nanoTime();
         return store.claimBatch(settings.workerId(), settings.batchSize(), settings.leaseDuration(),
                         settings.ordering())
                 .doOnNext(batch -> {
@@ -210,6 +237,7 @@ public final class Relay {
                     metrics.leaseExpirations(Queue.OUTBOX, batch.stream().filter(ClaimedMessage::leaseExpired).count());
                 })
                 .filter(batch -> !batch.isEmpty())
+                .map(batch -> new Claimed(batch, notified, batch.size() >= settings.batchSize()))
                 .doOnNext(batch -> inFlight.incrementAndGet())
                 .onErrorResume(e -> {
                     log.warn("relay {}: claim failed ({}); retrying after {}", settings.workerId(), e.toString(),
@@ -225,11 +253,19 @@ public final class Relay {
     private record Attempt(ClaimedMessage message, DispatchResult result) {
     }
 
-    private Mono<Void> process(List<ClaimedMessage> batch) {
+    private Mono<Void> process(Claimed claimed) {
+        List<ClaimedMessage> batch = claimed.messages();
+        // Rows this batch may hand back claimable at once (released after a failure or a refused send).
+        AtomicBoolean rowsBack = new AtomicBoolean();
         Mono<List<Attempt>> sent = Flux.fromIterable(lanes(batch))
                 .flatMap(this::publishLane, settings.publishConcurrency())
                 .flatMapIterable(attempts -> attempts)
                 .collectList()
+                .doOnNext(attempts -> {
+                    if (attempts.stream().anyMatch(a -> !(a.result() instanceof DispatchResult.Published))) {
+                        rowsBack.set(true);
+                    }
+                })
                 .cache();
         Mono<Void> renewals = Flux.interval(settings.renewEvery()).onBackpressureDrop()
                 .takeUntilOther(sent)
@@ -241,12 +277,25 @@ public final class Relay {
                 .onErrorResume(e -> {
                     log.error("relay {}: batch of {} failed unexpectedly; releasing it", settings.workerId(),
                             batch.size(), e);
+                    rowsBack.set(true);
                     return releaseAll(batch);
                 })
                 .doFinally(signal -> {
                     inFlight.decrementAndGet();
-                    wake();
+                    capacity.wake();
+                    if (rowsBack.get() || mayHaveHeldBackRows(claimed)) {
+                        wakeups.wake();
+                    }
                 });
+    }
+
+    /**
+     * Per-key, a leased key's later rows wait for its lease: rows that arrived while this batch held its keys
+     * (a notification since its claim started), or rows its full claim had no room for.
+     */
+    private boolean mayHaveHeldBackRows(Claimed claimed) {
+        return settings.ordering() == Ordering.PER_KEY
+                && (claimed.full() || notifications.get() > claimed.notificationsAtClaim());
     }
 
     /** A key's run (ordered) or a group of rows that need no order. */

@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param ordering per-key or none
  * @param retryPolicy backoff and attempt limit
  * @param drainTimeout how long shutdown waits for in-flight batches
+ * @param claimLinger least time between the starts of two claims, unless the earlier one came back full
  */
 public record RelaySettings(
         String workerId,
@@ -27,7 +28,11 @@ public record RelaySettings(
         Duration pollInterval,
         Ordering ordering,
         RetryPolicy retryPolicy,
-        Duration drainTimeout) {
+        Duration drainTimeout,
+        Duration claimLinger) {
+
+    /** The default {@code claimLinger}, as {@code dispatcher.relay.claim-linger}. */
+    public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
 
     public RelaySettings {
         Objects.requireNonNull(workerId, "workerId");
@@ -36,9 +41,21 @@ public record RelaySettings(
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
         Objects.requireNonNull(drainTimeout, "drainTimeout");
+        Objects.requireNonNull(claimLinger, "claimLinger");
+        if (claimLinger.isNegative()) {
+            throw new IllegalArgumentException("claim linger must not be negative");
+        }
         if (batchSize < 1 || maxInFlightBatches < 1 || publishConcurrency < 1) {
             throw new IllegalArgumentException("batch size, in-flight batches and publish concurrency must be >= 1");
         }
+    }
+
+    /** Settings with the default claim linger. */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout) {
+        this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
+                retryPolicy, drainTimeout, DEFAULT_CLAIM_LINGER);
     }
 
     /** How often in-flight leases are renewed. */

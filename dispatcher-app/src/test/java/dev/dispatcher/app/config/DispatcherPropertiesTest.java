@@ -40,7 +40,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.workerId()).matches(".+-\\d+").endsWith("-" + ProcessHandle.current().pid());
         assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
         assertThat(properties.relay()).isEqualTo(new Relay(500, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
-                Ordering.PER_KEY));
+                Ordering.PER_KEY, Duration.ofMillis(5)));
         assertThat(properties.retry()).isEqualTo(new Retry(RetryPolicy.DEFAULT_INITIAL_DELAY,
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
@@ -92,18 +92,21 @@ class DispatcherPropertiesTest {
     void relayRangesNameTheProperty() {
         Duration s30 = Duration.ofSeconds(30);
         Duration s1 = Duration.ofSeconds(1);
-        assertInvalid(() -> new Relay(0, 4, 64, s30, s1, Ordering.PER_KEY),
+        Duration ms5 = Duration.ofMillis(5);
+        assertInvalid(() -> new Relay(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new Relay(10_001, 4, 64, s30, s1, Ordering.PER_KEY),
+        assertInvalid(() -> new Relay(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 10001");
-        assertInvalid(() -> new Relay(500, 65, 64, s30, s1, Ordering.PER_KEY),
+        assertInvalid(() -> new Relay(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.max-in-flight-batches must be between 1 and 64, but was 65");
-        assertInvalid(() -> new Relay(500, 4, 0, s30, s1, Ordering.PER_KEY),
+        assertInvalid(() -> new Relay(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.publish-concurrency must be between 1 and 4096, but was 0");
-        assertInvalid(() -> new Relay(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY),
+        assertInvalid(() -> new Relay(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.lease-duration must be between 2s and 1h, but was 1s");
-        assertInvalid(() -> new Relay(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY),
+        assertInvalid(() -> new Relay(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5),
                 "dispatcher.relay.poll-interval must be between 10ms and 10m, but was 5ms");
+        assertInvalid(() -> new Relay(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2)),
+                "dispatcher.relay.claim-linger must be between 0s and 1s, but was 2s");
     }
 
     @Test

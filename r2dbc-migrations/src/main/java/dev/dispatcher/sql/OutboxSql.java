@@ -270,7 +270,8 @@ public final class OutboxSql {
     /**
      * Serialises writers of one key for the rest of their transaction, so a key's rows commit in {@code seq}
      * order (identity values are allocated at insert, not at commit). Parameter: {@code $1} the key. Taken by
-     * {@code OutboxWriter} and the ingest API before inserting a keyed row; cheap, never blocks other keys.
+     * {@code OutboxWriter} before inserting a keyed row ({@link #INGEST_ONE} takes the same lock inside its insert,
+     * {@link #LOCK_KEYS} several at once); cheap, never blocks other keys.
      */
     public static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended($1, 7351))";
 
@@ -337,25 +338,43 @@ public final class OutboxSql {
             """;
 
     /**
-     * Inserts one row unless its id exists; parameters as {@link #INSERT}. Returns nothing when the id was taken,
-     * and the caller then reads the stored row with {@link #FIND_FOR_INGEST}. Index: the primary key; a concurrent
-     * insert of the same id waits for the other transaction and then does nothing, so a repeated id is never an
-     * error and never written twice.
+     * Ingests one message in one autocommit round trip: takes its key's writer lock, then inserts the row unless
+     * its id exists. Parameters as {@link #INSERT}, except that {@code $1} is required. Returns the new row, or
+     * nothing when the id was taken, and the caller then reads the stored row with {@link #FIND_FOR_INGEST}.
+     *
+     * <p>Key order: the lock ({@link #LOCK_KEY}'s, {@code hashtextextended(key, 7351)}) must be held before the
+     * identity value {@code seq} is allocated, or a writer could take a smaller seq and commit after a larger
+     * one. It is: {@code key_lock} calls a volatile function, so PostgreSQL never inlines it; the plan is a
+     * {@code CTE Scan} on it under the {@code Insert}, and the scan's projection, which computes the row and its
+     * {@code nextval(seq)}, runs on the row the CTE returned, after its filter and after the lock call that
+     * produced it (EXPLAIN VERBOSE on PostgreSQL 17.7, generic and custom plans). A null key takes no lock
+     * ({@code CASE} evaluates only the branch it picks, and folds to {@code true} in a custom plan); the CTE
+     * returns exactly one row either way. The lock is transaction-scoped, and an autocommit statement is its own
+     * transaction, so it is released by the commit that makes the row visible: a key's rows commit in seq order.
+     *
+     * <p>Index: the primary key decides a taken id; a concurrent insert of the same id waits for the other
+     * transaction and then does nothing (or inserts, if it rolled back), so a repeated id is never an error and
+     * never written twice. A taken id still consumes a seq value (a gap, as with any ON CONFLICT insert).
      */
-    public static final String INSERT_IF_ABSENT = """
+    public static final String INGEST_ONE = """
+            WITH key_lock AS (
+                SELECT CASE WHEN $3::text IS NULL THEN true
+                            ELSE pg_advisory_xact_lock(hashtextextended($3::text, 7351)) IS NOT NULL END AS held
+            )
             INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
                                         correlation_id, causation_id)
-            VALUES ($1::uuid, $2, $3, $4, $5, coalesce($6, 'application/json'), coalesce($7::jsonb, '{}'::jsonb),
-                    $8, $9)
+            SELECT $1::uuid, $2, $3, $4, $5, coalesce($6, 'application/json'), coalesce($7::jsonb, '{}'::jsonb),
+                   $8, $9
+              FROM key_lock
+             WHERE key_lock.held
             ON CONFLICT (id) DO NOTHING
             RETURNING id, seq, status, version, created_at
             """;
 
     /**
      * Reads a stored row for an ingest whose id was taken, and whether its content equals the request's;
-     * parameters as {@link #INSERT}. Index: the primary key. Runs in the ingest's transaction after
-     * {@link #INSERT_IF_ABSENT}, as a new statement, so under READ COMMITTED it sees a row a concurrent ingest
-     * committed while the insert waited.
+     * parameters as {@link #INSERT}. Index: the primary key. Runs after {@link #INGEST_ONE} as a new statement,
+     * so under READ COMMITTED it sees the row a concurrent ingest committed while the insert waited on it.
      */
     public static final String FIND_FOR_INGEST = """
             SELECT id, seq, status, version, created_at,
@@ -367,6 +386,66 @@ public final class OutboxSql {
               FROM outbox_message
              WHERE id = $1::uuid
             """;
+
+    /**
+     * The messages of a batch ingest, one row each with its position {@code ord} (1-based). Parameters (arrays of
+     * equal length, except {@code $5}): {@code $1} ids, {@code $2} topics, {@code $3} keys, {@code $4} event types,
+     * {@code $5} all payloads concatenated (one {@code bytea}: r2dbc-postgresql has no {@code bytea[]} codec, and
+     * this spares base64 both ways), {@code $6} each payload's 1-based start in {@code $5}, {@code $7} its length,
+     * {@code $8} content types (null: JSON), {@code $9} headers JSON text (null: empty), {@code $10} correlation
+     * ids, {@code $11} causation ids.
+     */
+    private static final String BATCH_INPUT = """
+            unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $6::int[], $7::int[], $8::text[], $9::text[],
+                   $10::text[], $11::text[]) WITH ORDINALITY
+                AS r(id, topic, message_key, event_type, payload_from, payload_length, content_type, headers,
+                     correlation_id, causation_id, ord)
+            """;
+
+    /**
+     * Inserts the messages of a batch ingest in request order, skipping ids that exist; parameters as {@code
+     * BATCH_INPUT} above. Returns the rows written; an input id not returned was taken (before, or earlier in
+     * this batch), and the caller reads those with {@link #FIND_BATCH_FOR_INGEST}. The caller holds the writer
+     * locks of every key of the batch first ({@link #LOCK_KEYS}, same transaction), so a key's rows commit in
+     * seq order; rows are inserted, and take their seq, in {@code ord} order, so a key's rows within the batch
+     * keep the request's order.
+     *
+     * <p>Index: the primary key decides a taken id, as for {@link #INGEST_ONE}: a concurrent insert of the same
+     * id waits for the other transaction, then does nothing. The statement trigger sends one NOTIFY.
+     */
+    public static final String INGEST_BATCH = """
+            INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
+                                        correlation_id, causation_id)
+            SELECT r.id, r.topic, r.message_key, r.event_type,
+                   substring($5::bytea FROM r.payload_from FOR r.payload_length),
+                   coalesce(r.content_type, 'application/json'), coalesce(r.headers::jsonb, '{}'::jsonb),
+                   r.correlation_id, r.causation_id
+              FROM %s
+             ORDER BY r.ord
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id, seq, status, version, created_at
+            """.formatted(BATCH_INPUT);
+
+    /**
+     * Reads the stored rows of batch messages whose ids were taken, and whether each one's content equals the
+     * request's; parameters as {@link #INGEST_BATCH}. Returns {@code ord} and the row for every input whose id
+     * exists. Index: the primary key, one probe per input. Runs in the batch's transaction after {@link
+     * #INGEST_BATCH}, as a new statement, so it sees rows a concurrent ingest committed while the insert waited,
+     * and rows this batch wrote for an earlier occurrence of the same id.
+     */
+    public static final String FIND_BATCH_FOR_INGEST = """
+            SELECT r.ord, o.id, o.seq, o.status, o.version, o.created_at,
+                   (o.topic = r.topic AND o.message_key IS NOT DISTINCT FROM r.message_key
+                    AND o.event_type = r.event_type
+                    AND o.payload = substring($5::bytea FROM r.payload_from FOR r.payload_length)
+                    AND o.content_type = coalesce(r.content_type, 'application/json')
+                    AND o.headers = coalesce(r.headers::jsonb, '{}'::jsonb)
+                    AND o.correlation_id IS NOT DISTINCT FROM r.correlation_id
+                    AND o.causation_id IS NOT DISTINCT FROM r.causation_id)
+                       AS same_content
+              FROM %s
+              JOIN outbox_message o ON o.id = r.id
+            """.formatted(BATCH_INPUT);
 
     /** Every column an operator sees, headers as JSON text. */
     private static final String ENTRY_COLUMNS = """

@@ -159,6 +159,41 @@ class SchemaIT {
         return seqs;
     }
 
+    @Test
+    void ingestOneTakesTheKeyLockBeforeItsRowTakesASeq() throws SQLException {
+        String schema = postgres.createSchema("ingest_one");
+        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            s.execute("PREPARE ingest_one(uuid, text, text, text, bytea, text, text, text, text) AS "
+                    + OutboxSql.INGEST_ONE);
+            for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
+                s.execute("SET plan_cache_mode = " + mode);
+                for (String key : List.of("'k'", "NULL")) {
+                    StringBuilder plan = new StringBuilder();
+                    try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest_one("
+                            + "gen_random_uuid(), 't', " + key + ", 'T', '\\x01', NULL, NULL, NULL, NULL)")) {
+                        while (rows.next()) {
+                            plan.append(rows.getString(1)).append('\n');
+                        }
+                    }
+                    String text = plan.toString();
+                    // the CTE is materialised (its volatile lock call keeps it from being inlined), and the row,
+                    // nextval included, is computed on the scan of the row it returned
+                    int cte = text.indexOf("CTE key_lock");
+                    int scan = text.indexOf("CTE Scan on key_lock");
+                    assertThat(cte).as(mode + ", key " + key + ":\n" + text).isNotNegative();
+                    assertThat(scan).as(mode + ", key " + key + ":\n" + text).isGreaterThan(cte);
+                    assertThat(text.indexOf("nextval(")).as(mode + ", key " + key + ":\n" + text)
+                            .isGreaterThan(scan);
+                    if (key.equals("'k'")) {
+                        assertThat(text.indexOf("pg_advisory_xact_lock(")).as(mode + ":\n" + text)
+                                .isGreaterThan(cte).isLessThan(scan);
+                    }
+                }
+            }
+        }
+    }
+
     private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {
         s.execute("PREPARE " + name + "(" + types + ") AS " + sql);
         StringBuilder plan = new StringBuilder();

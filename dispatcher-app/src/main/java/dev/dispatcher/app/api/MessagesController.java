@@ -59,8 +59,8 @@ final class MessagesController {
     Mono<ResponseEntity<Map<String, Object>>> ingest(ServerWebExchange exchange) {
         return RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
                 .map(parser::parseOne)
-                .flatMap(message -> backlog.check().then(ingest.write(List.of(message))))
-                .map(results -> switch (results.getFirst()) {
+                .flatMap(message -> backlog.check().then(ingest.writeOne(message)))
+                .map(result -> switch (result) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
                             .location(URI.create("/v1/messages/" + accepted.entry().id()))
                             .body(entryJson(accepted.entry()));
@@ -78,7 +78,7 @@ final class MessagesController {
     Mono<ResponseEntity<Map<String, Object>>> ingestBatch(ServerWebExchange exchange) {
         return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
                 .map(parser::parseBatch)
-                .flatMap(messages -> backlog.check().then(ingest.write(messages)))
+                .flatMap(messages -> backlog.check().then(ingest.writeBatch(messages)))
                 .map(results -> {
                     List<Map<String, Object>> items = new ArrayList<>(results.size());
                     for (int i = 0; i < results.size(); i++) {

@@ -6,7 +6,10 @@ import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** One R2DBC transaction per call: commit when the work completes, roll back on error or cancellation. */
+/**
+ * Connection scopes for the API's stores: one R2DBC transaction per call (commit when the work completes, roll back
+ * on error or cancellation), or a connection in auto-commit.
+ */
 final class Transactions {
 
     private Transactions() {
@@ -20,6 +23,14 @@ final class Transactions {
                         .then(Mono.from(tx.close())),
                 tx -> Mono.from(tx.rollbackTransaction()).onErrorResume(x -> Mono.empty())
                         .then(Mono.from(tx.close())));
+    }
+
+    /**
+     * Work on its own connection in auto-commit: each statement is its own transaction, with no BEGIN or COMMIT
+     * round trip. For a single statement, or statements that need not commit together.
+     */
+    static <T> Mono<T> autoCommit(ConnectionFactory connections, Function<Connection, Mono<T>> work) {
+        return Mono.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
     }
 
     /** A plain read on its own connection, in auto-commit. */

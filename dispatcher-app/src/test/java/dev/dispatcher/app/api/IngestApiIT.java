@@ -148,6 +148,45 @@ class IngestApiIT extends ApiTestSupport {
     }
 
     @Test
+    void aBatchRepeatingAnIdComparesTheRepeatWithItsFirstOccurrenceAndKeepsRequestOrderInSeq() throws SQLException {
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        UUID unkeyed = UUID.randomUUID();
+        String topic = uniqueTopic("batch-repeat");
+        long rows = outboxRows();
+
+        producer().post().uri("/v1/messages/batch").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("[" + String.join(",", List.of(item(first, topic, "k", "{\"n\":1}"),
+                        item(second, topic, "k", "[1,2,3]"), item(unkeyed, topic, null, "\"\""),
+                        item(first, topic, "k", "{ \"n\" : 1 }"), item(second, topic, "k", "[3]"))) + "]")
+                .exchange()
+                .expectStatus().isAccepted()
+                .expectBody()
+                .jsonPath("$.results[0].result").isEqualTo("accepted")
+                .jsonPath("$.results[1].result").isEqualTo("accepted")
+                .jsonPath("$.results[2].result").isEqualTo("accepted")
+                .jsonPath("$.results[3].result").isEqualTo("duplicate")
+                .jsonPath("$.results[3].id").isEqualTo(first.toString())
+                .jsonPath("$.results[4].result").isEqualTo("conflict")
+                .jsonPath("$.results[4].id").isEqualTo(second.toString());
+        assertThat(outboxRows()).isEqualTo(rows + 3);
+
+        try (Connection c = jdbc(); PreparedStatement q = c.prepareStatement(
+                "SELECT id, payload FROM outbox_message WHERE topic = ? ORDER BY seq")) {
+            q.setString(1, topic);
+            try (ResultSet row = q.executeQuery()) {
+                for (Object[] expected : List.of(new Object[] {first, "{\"n\":1}"}, new Object[] {second, "[1,2,3]"},
+                        new Object[] {unkeyed, "\"\""})) {
+                    assertThat(row.next()).isTrue();
+                    assertThat(row.getObject(1)).isEqualTo(expected[0]);
+                    assertThat(new String(row.getBytes(2), StandardCharsets.UTF_8)).isEqualTo(expected[1]);
+                }
+                assertThat(row.next()).isFalse();
+            }
+        }
+    }
+
+    @Test
     void aBatchWithOneInvalidItemWritesNothing() {
         long rows = outboxRows();
         String topic = uniqueTopic("atomic");

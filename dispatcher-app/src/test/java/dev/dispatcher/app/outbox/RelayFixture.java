@@ -56,6 +56,7 @@ final class RelayFixture implements AutoCloseable {
                 .host(postgres.host()).port(postgres.port()).database(postgres.database())
                 .username(postgres.username()).password(postgres.password())
                 .schema(schema).applicationName(appName)
+                .forceBinary(true) // as the service: binary results (see DatabaseConfiguration)
                 .build());
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)
                 .initialSize(0).maxSize(8).validationQuery("SELECT 1").build());

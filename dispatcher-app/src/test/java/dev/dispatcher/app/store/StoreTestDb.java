@@ -39,6 +39,7 @@ final class StoreTestDb implements AutoCloseable {
                 .host(postgres.host()).port(postgres.port()).database(postgres.database())
                 .username(postgres.username()).password(postgres.password())
                 .schema(schema).applicationName(prefix + "-store")
+                .forceBinary(true) // as the service: binary results (see DatabaseConfiguration)
                 .build());
         this.pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)
                 .initialSize(0).maxSize(6).validationQuery("SELECT 1").build());

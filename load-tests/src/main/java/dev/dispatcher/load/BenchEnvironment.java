@@ -24,10 +24,16 @@ import java.util.Set;
 /**
  * The servers a benchmark runs on: a durable embedded PostgreSQL (fsync and synchronous_commit on) and one
  * in-process KRaft broker, co-located with the relay on the same machine. Each phase gets its own schema and topic.
+ *
+ * <p>{@code -Ddispatcher.bench.pg-durable=false} runs PostgreSQL without fsync, for diagnosis only (how much of a
+ * figure the disk's commit latency costs); every RESULT then says {@code "pg_fsync":false}, and such figures are
+ * never reported as results.
  */
 final class BenchEnvironment implements AutoCloseable {
 
-    final PostgresServer postgres = EmbeddedPostgresServer.durable();
+    final PostgresServer postgres = Boolean.parseBoolean(System.getProperty("dispatcher.bench.pg-durable", "true"))
+            ? EmbeddedPostgresServer.durable()
+            : EmbeddedPostgresServer.fast();
     final KafkaServer kafka = EmbeddedKafkaServer.start();
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -58,6 +64,7 @@ final class BenchEnvironment implements AutoCloseable {
                 .username(postgres.username()).password(postgres.password())
                 .schema(schema).applicationName(appName)
                 .options(Map.of("plan_cache_mode", "force_custom_plan"))
+                .forceBinary(true) // as the service: binary results (see DatabaseConfiguration)
                 .build());
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)
                 .initialSize(size).maxSize(size).build());

@@ -1,5 +1,6 @@
 package dev.dispatcher.load;
 
+import dev.dispatcher.app.outbox.RelaySettings;
 import dev.dispatcher.app.store.Ordering;
 import java.time.Duration;
 import java.util.HashMap;
@@ -20,15 +21,18 @@ import java.util.Map;
  * @param rate offered messages per second (latency mode)
  * @param duration how long to offer load (latency mode)
  * @param baseline whether to run the naive baseline (drain mode)
+ * @param claimLinger the relay's claim linger ({@code dispatcher.relay.claim-linger})
+ * @param warmup messages drained untimed before measuring (0 in quick mode by default)
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
-        int payloadBytes, int rate, Duration duration, boolean baseline) {
+        int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup) {
 
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: drain|latency|sweep [--n N] [--keys 64|hot|K] "
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
-                    + "[--payload-bytes P] [--rate R] [--duration-s S] [--quick] [--baseline true|false]");
+                    + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
+                    + "[--baseline true|false]");
         }
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < args.length; i++) {
@@ -53,7 +57,10 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Integer.parseInt(o.getOrDefault("payload-bytes", "256")),
                 Integer.parseInt(o.getOrDefault("rate", quick ? "200" : "2000")),
                 Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration-s", quick ? "5" : "30"))),
-                Boolean.parseBoolean(o.getOrDefault("baseline", "true")));
+                Boolean.parseBoolean(o.getOrDefault("baseline", "true")),
+                Duration.ofMillis(Long.parseLong(o.getOrDefault("claim-linger-ms",
+                        Long.toString(RelaySettings.DEFAULT_CLAIM_LINGER.toMillis())))),
+                Integer.parseInt(o.getOrDefault("warmup", quick ? "0" : "20000")));
     }
 
     /** SQL expression for the key of generated row {@code g} (1-based). */

@@ -15,6 +15,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,6 +29,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -52,6 +56,7 @@ public final class RelayBenchmark {
         BenchOptions o = BenchOptions.parse(args);
         String result;
         try (BenchEnvironment env = new BenchEnvironment()) {
+            warmUp(env, o);
             result = switch (o.mode()) {
                 case "drain" -> drain(env, o);
                 case "latency" -> latency(env, o);
@@ -61,6 +66,19 @@ public final class RelayBenchmark {
         }
         System.out.println("RESULT " + result);
         System.exit(0);
+    }
+
+    /**
+     * Drains {@code --warmup} rows (own schema and topic, untimed) before the measured phases, so the figures are
+     * a running relay's, not the JIT compiler's: in a cold JVM the first few seconds of a drain ran at a tenth of
+     * the steady rate. The naive baseline and the ceiling run later in the same, warm JVM.
+     */
+    private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
+        if (o.warmup() > 0) {
+            DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
+            System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
+                    w.msgsPerSecond());
+        }
     }
 
     // ------------------------------------------------------------------ drain
@@ -101,9 +119,10 @@ public final class RelayBenchmark {
             RelaySettings settings = new RelaySettings("bench-relay", batch, inFlight, concurrency,
                     Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
                     RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
-                            new SplittableRandom()), Duration.ofSeconds(30));
+                            new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
+            SimpleMeterRegistry relayRegistry = new SimpleMeterRegistry();
             Relay relay = new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create("bench"),
-                    new DispatcherMetrics(new SimpleMeterRegistry()), () -> false);
+                    new DispatcherMetrics(relayRegistry), () -> false);
             OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
             listener.start();
             long start = System.nanoTime();
@@ -177,9 +196,10 @@ public final class RelayBenchmark {
             ConnectionPool pool = env.pool(schema, "bench-relay", o.inFlight() * 2 + 4);
             RelaySettings settings = new RelaySettings("bench-relay", o.batchSize(), o.inFlight(), o.concurrency(),
                     Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
-                    RetryPolicy.defaults(new SplittableRandom()), Duration.ofSeconds(30));
+                    RetryPolicy.defaults(new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
+            SimpleMeterRegistry relayRegistry = new SimpleMeterRegistry();
             Relay relay = new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create("bench"),
-                    new DispatcherMetrics(new SimpleMeterRegistry()), () -> false);
+                    new DispatcherMetrics(relayRegistry), () -> false);
             OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
             listener.start();
             relay.start();
@@ -201,6 +221,8 @@ public final class RelayBenchmark {
             confirmed.awaitDistinct(committedAt.size(), Duration.ofSeconds(60), () -> { });
             relay.stop().block(Duration.ofSeconds(30)); // main thread
             listener.stop();
+            printRelayView(relayRegistry);
+            printRowTimes(env, schema);
             List<Double> latencies = new ArrayList<>();
             long lost = 0;
             for (Map.Entry<String, Long> e : committedAt.entrySet()) {
@@ -222,6 +244,39 @@ public final class RelayBenchmark {
             r.put("lost", lost);
             r.put("duplicates", confirmed.duplicates());
             return json(r);
+        }
+    }
+
+    /**
+     * The relay's own view, to tell where latency goes: commit (row's created_at) to Kafka acknowledgement, and the
+     * send alone, as mean and max of the relay's timers, and the batches it wrote.
+     */
+    private static void printRelayView(SimpleMeterRegistry registry) {
+        io.micrometer.core.instrument.Timer commit = registry.find("dispatcher.commit.to.publish").timer();
+        io.micrometer.core.instrument.Timer send = registry.find("dispatcher.publish.latency").timer();
+        if (commit != null && send != null) {
+            System.out.printf(Locale.ROOT, "relay view: commit-to-ack mean %.1f ms max %.0f ms; send mean %.1f ms max %.0f ms"
+                    + " over %d sends%n", commit.mean(TimeUnit.MILLISECONDS), commit.max(TimeUnit.MILLISECONDS),
+                    send.mean(TimeUnit.MILLISECONDS), send.max(TimeUnit.MILLISECONDS), send.count());
+        }
+    }
+
+    /**
+     * Where a row's time went, from its own timestamps: insert to claim ({@code created_at} to the last claim's
+     * {@code last_attempt_at}) and claim to the Deliver write ({@code delivered_at}), p50/p99 in ms.
+     */
+    private static void printRowTimes(BenchEnvironment env, String schema) throws SQLException {
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement(); ResultSet r = s.executeQuery("""
+                SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY w), percentile_cont(0.99) WITHIN GROUP (ORDER BY w),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY d), percentile_cont(0.99) WITHIN GROUP (ORDER BY d)
+                  FROM (SELECT extract(epoch FROM last_attempt_at - created_at) * 1000 AS w,
+                               extract(epoch FROM delivered_at - last_attempt_at) * 1000 AS d
+                          FROM outbox_message WHERE status = 'DELIVERED') t
+                """)) {
+            if (r.next()) {
+                System.out.printf(Locale.ROOT, "row times: insert-to-claim p50 %.1f p99 %.1f ms; claim-to-delivered p50 %.1f"
+                        + " p99 %.1f ms%n", r.getDouble(1), r.getDouble(2), r.getDouble(3), r.getDouble(4));
+            }
         }
     }
 
@@ -314,6 +369,7 @@ public final class RelayBenchmark {
         r.put("ordering", o.orderingName());
         r.put("keys", o.keys());
         r.put("payload_bytes", o.payloadBytes());
+        r.put("warmup_n", o.warmup());
         return r;
     }
 

@@ -10,11 +10,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /** The migrations on real PostgreSQL: idempotent, defaults, constraints, and index use of the claim statements. */
 class SchemaIT {
@@ -203,5 +206,67 @@ class SchemaIT {
             }
         }
         return plan.toString();
+    }
+
+    /**
+     * Wake-ups (V2): one notification per transaction, sent when it commits; a transaction committing while another
+     * holds the schema's notifier lock skips its own and does not wait, so notifying writers never queue behind each
+     * other's flushes.
+     */
+    @Test
+    void insertsNotifyOncePerCommittedTransactionAndSkipWhileAnotherIsNotifying() throws SQLException {
+        String schema = postgres.createSchema("notify");
+        try (Connection listener = postgres.openConnection(); Connection writer = postgres.openConnection();
+             Connection notifier = postgres.openConnection()) {
+            PGConnection pg = listener.unwrap(PGConnection.class);
+            try (Statement s = listener.createStatement()) {
+                s.execute("LISTEN dispatcher_outbox");
+            }
+            try (Statement s = writer.createStatement()) {
+                s.execute("SET search_path TO " + schema);
+                writer.setAutoCommit(false);
+                s.execute("INSERT INTO outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x01')");
+                s.execute("INSERT INTO outbox_message (topic, event_type, payload) SELECT 't', 'E', '\\x02' "
+                        + "FROM generate_series(1, 3)");
+                assertThat(notifications(pg, 300)).as("nothing before commit").isEmpty();
+                writer.commit();
+                assertThat(notifications(pg, 2000)).as("one per transaction, naming the schema")
+                        .containsExactly(schema);
+
+                // Another transaction is committing: it holds the notifier lock and its notification will wake
+                // the relay. This commit skips its own and does not wait for the lock.
+                try (Statement n = notifier.createStatement()) {
+                    notifier.setAutoCommit(false);
+                    n.execute("SELECT pg_advisory_xact_lock(hashtextextended('dispatcher_notify:" + schema
+                            + "', 7352))");
+                    s.execute("INSERT INTO outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x03')");
+                    writer.commit();
+                    assertThat(notifications(pg, 500)).as("skipped while another notifies").isEmpty();
+                    notifier.rollback();
+                }
+                s.execute("INSERT INTO outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x04')");
+                writer.commit();
+                assertThat(notifications(pg, 2000)).containsExactly(schema);
+            }
+            try (Connection fresh = postgres.openConnection(); Statement s = fresh.createStatement();
+                 ResultSet r = s.executeQuery("SELECT count(*) FROM " + schema + ".outbox_message")) {
+                r.next();
+                assertThat(r.getLong(1)).as("every row committed").isEqualTo(6);
+            }
+        }
+    }
+
+    /** Payloads of the notifications that arrive within {@code millis} (waits for the first, then drains). */
+    private static List<String> notifications(PGConnection pg, int millis) throws SQLException {
+        PGNotification[] first = pg.getNotifications(millis);
+        List<String> payloads = new ArrayList<>();
+        if (first != null) {
+            Arrays.stream(first).map(PGNotification::getParameter).forEach(payloads::add);
+            PGNotification[] more = pg.getNotifications(200);
+            if (more != null) {
+                Arrays.stream(more).map(PGNotification::getParameter).forEach(payloads::add);
+            }
+        }
+        return payloads;
     }
 }

@@ -48,7 +48,10 @@ import reactor.util.retry.Retry;
  * unfinished rows never exceed {@code maxInFlightBatches x batchSize}. A full batch claims again at once; otherwise
  * the relay waits for {@link #wake()} (driven by {@code LISTEN/NOTIFY}) or the poll interval, and starts a claim no
  * sooner than {@code claimLinger} after the previous one: under a steady trickle every insert notifies, and
- * claiming per notification would spend a claim and a transition statement (and their planning) on each row.
+ * claiming per notification would spend a claim and a transition statement (and their planning) on each row. A
+ * claim that found rows is followed by another after the linger without waiting for a notification: writers that
+ * commit while another one is notifying skip their own notification (migration V2), so rows may still be arriving;
+ * only a claim that finds nothing goes back to waiting.
  * A finished batch frees capacity but wakes the claim loop only when rows may be waiting for it: rows it gave
  * back, or (per-key) rows of its keys that arrived while it held them or that its full claim left behind. An
  * empty claim costs as much planning as a full one.
@@ -88,6 +91,8 @@ public final class Relay {
     /** Owned by the claim loop (claims run one at a time). */
     private volatile long seenGeneration = -1;
     private volatile boolean lastBatchFull;
+    /** The last claim found rows: more may be committing (a writer that skipped its notification), so look again. */
+    private volatile boolean lastClaimFoundRows;
     private final AtomicBoolean stopping = new AtomicBoolean();
     /** Claimed batches not yet finished; incremented by the claim loop, decremented when a batch finishes. */
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -209,6 +214,9 @@ public final class Relay {
         if (lastBatchFull) {
             return Mono.just(true);
         }
+        if (lastClaimFoundRows) {
+            return linger().thenReturn(true);
+        }
         return waitForWakeOrPoll().then(Mono.defer(this::linger)).thenReturn(true);
     }
 
@@ -234,6 +242,7 @@ public final class Relay {
                         settings.ordering())
                 .doOnNext(batch -> {
                     lastBatchFull = batch.size() >= settings.batchSize();
+                    lastClaimFoundRows = !batch.isEmpty();
                     metrics.leaseExpirations(Queue.OUTBOX, batch.stream().filter(ClaimedMessage::leaseExpired).count());
                 })
                 .filter(batch -> !batch.isEmpty())
@@ -243,6 +252,7 @@ public final class Relay {
                     log.warn("relay {}: claim failed ({}); retrying after {}", settings.workerId(), e.toString(),
                             settings.pollInterval());
                     lastBatchFull = false;
+                    lastClaimFoundRows = false;
                     return Mono.delay(settings.pollInterval()).then(Mono.empty());
                 });
     }

@@ -114,7 +114,53 @@ final class GatlingTarget {
                 "--logging.level.dev.dispatcher=INFO");
         String port = app.getEnvironment().getProperty("local.server.port");
         System.out.println("Gatling target: embedded Dispatcher on http://localhost:" + port);
+        warmUp("http://localhost:" + port, producer, Integer.getInteger("ingest.warmup", 20_000));
         return new GatlingTarget("http://localhost:" + port, producer, operator, postgres, kafka, app);
+    }
+
+    /**
+     * Sends {@code n} single ingests (16 at a time, to a topic the check ignores) before the simulation starts, so
+     * Gatling measures a running service, not the JIT compiler: cold, the freshly booted service answered at a
+     * third of its warm rate, and an open-model load then piles up connections until file descriptors run out.
+     * {@code -Dingest.warmup=0} skips it. Runs on the simulation's start-up thread, before any load.
+     */
+    private static void warmUp(String baseUrl, String token, int n) {
+        if (n <= 0) {
+            return;
+        }
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        long start = System.nanoTime();
+        List<Thread> senders = java.util.stream.IntStream.range(0, 16).mapToObj(t -> Thread.ofPlatform().start(() -> {
+            while (next.getAndIncrement() < n) {
+                String body = """
+                        {"topic":"gatling.warmup","key":"warm-%d","type":"WarmUp","payload":{"n":%d}}""".formatted(
+                        next.get() % 64, next.get());
+                try {
+                    int status = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(baseUrl + "/v1/messages"))
+                                    .header("Content-Type", "application/json")
+                                    .header("Authorization", "Bearer " + token)
+                                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                            java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                    if (status != 202) {
+                        failed.incrementAndGet();
+                    }
+                } catch (IOException | InterruptedException e) {
+                    failed.incrementAndGet();
+                }
+            }
+        })).toList();
+        for (Thread t : senders) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        System.out.printf(java.util.Locale.ROOT, "Gatling target: warm-up sent %d ingests in %.1f s (%d not accepted)%n",
+                n, (System.nanoTime() - start) / 1e9, failed.get());
     }
 
     /** Waits for the backlog to drain, then checks every accepted message on Kafka; writes the figures. */

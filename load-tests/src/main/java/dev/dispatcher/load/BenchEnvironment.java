@@ -80,7 +80,10 @@ final class BenchEnvironment implements AutoCloseable {
         return publisher;
     }
 
-    /** Seeds {@code n} rows directly (one multi-row INSERT ... SELECT), returns their ids. */
+    /**
+     * Seeds {@code n} rows directly (one multi-row INSERT ... SELECT), analyses the table and checkpoints, and
+     * returns their ids.
+     */
     Set<String> seed(String schema, String topic, BenchOptions o, int n) throws SQLException {
         try (Connection c = jdbc(schema); Statement s = c.createStatement()) {
             s.execute("""
@@ -89,6 +92,9 @@ final class BenchEnvironment implements AutoCloseable {
                       FROM generate_series(1, %d) g
                     """.formatted(topic, o.keyExpression(), o.payloadBytes(), n));
             s.execute("ANALYZE outbox_message");
+            // Every timed phase starts right after its seeding, so each starts from a fresh checkpoint: a timed
+            // checkpoint landing in one phase only (full-page images, flush storms) would bias the comparison.
+            s.execute("CHECKPOINT");
             Set<String> ids = new HashSet<>(n * 2);
             try (ResultSet r = s.executeQuery("SELECT id::text FROM outbox_message")) {
                 while (r.next()) {

@@ -19,9 +19,11 @@ CREATE OR REPLACE FUNCTION dispatcher_notify_outbox() RETURNS trigger
     LANGUAGE plpgsql AS
 $$
 BEGIN
-    -- Once per transaction: the first deferred row event decides, the others return at once.
-    IF coalesce(current_setting('dispatcher.outbox_notify_decided', true), '') <> 'on' THEN
-        PERFORM set_config('dispatcher.outbox_notify_decided', 'on', true);
+    -- Once per transaction and schema: the first deferred row event decides, the others return at once. The
+    -- transaction-local setting is named after the schema (hashed: a setting name allows only some characters), so
+    -- one transaction writing two Dispatcher schemas wakes the relays of both.
+    IF coalesce(current_setting('dispatcher.notify_' || md5(TG_TABLE_SCHEMA), true), '') <> 'on' THEN
+        PERFORM set_config('dispatcher.notify_' || md5(TG_TABLE_SCHEMA), 'on', true);
         IF pg_try_advisory_xact_lock(hashtextextended('dispatcher_notify:' || TG_TABLE_SCHEMA, 7352)) THEN
             PERFORM pg_notify('dispatcher_outbox', TG_TABLE_SCHEMA);
         END IF;

@@ -247,11 +247,18 @@ class SchemaIT {
                 s.execute("INSERT INTO outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x04')");
                 writer.commit();
                 assertThat(notifications(pg, 2000)).containsExactly(schema);
+
+                // One transaction writing two Dispatcher schemas wakes the relays of both.
+                String other = postgres.createSchema("notify_other");
+                s.execute("INSERT INTO outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x05')");
+                s.execute("INSERT INTO " + other + ".outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x06')");
+                writer.commit();
+                assertThat(notifications(pg, 2000)).containsExactlyInAnyOrder(schema, other);
             }
             try (Connection fresh = postgres.openConnection(); Statement s = fresh.createStatement();
                  ResultSet r = s.executeQuery("SELECT count(*) FROM " + schema + ".outbox_message")) {
                 r.next();
-                assertThat(r.getLong(1)).as("every row committed").isEqualTo(6);
+                assertThat(r.getLong(1)).as("every row committed").isEqualTo(7);
             }
         }
     }

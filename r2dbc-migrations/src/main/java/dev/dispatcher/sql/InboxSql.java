@@ -104,11 +104,6 @@ public final class InboxSql {
                   FROM unnest($2::text[]) WITH ORDINALITY AS i(id, ord)
                  ORDER BY i.id, i.ord
             ),
-            snap AS (
-                SELECT s.message_id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
-                  FROM inbox_message s
-                 WHERE s.consumer_name = $1 AND s.message_id IN (SELECT id FROM input)
-            ),
             cur AS MATERIALIZED (
                 SELECT k.message_id, k.status, k.lease_token, k.lease_until, k.version, k.attempts
                   FROM inbox_message k
@@ -146,6 +141,15 @@ public final class InboxSql {
                    AND t.lease_until IS NOT NULL
                    AND t.status IN %s
                 RETURNING t.message_id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
+            ),
+            -- The snapshot view only for inputs the UPDATE did not write, as in OutboxSql.TRANSITION: a written row
+            -- is Applied whatever the snapshot showed, and every part of one statement reads the same snapshot.
+            snap AS (
+                SELECT s.message_id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
+                  FROM inbox_message s
+                 WHERE s.consumer_name = $1
+                   AND s.message_id IN (SELECT n.id FROM input n
+                                         WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.message_id = n.id))
             )
             SELECT i.id,
                    snap.message_id IS NOT NULL AS snap_found, snap.status AS snap_status,

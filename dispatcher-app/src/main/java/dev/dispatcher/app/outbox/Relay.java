@@ -90,9 +90,11 @@ public final class Relay {
     private volatile long lastClaimStartNanos = System.nanoTime();
     /** Owned by the claim loop (claims run one at a time). */
     private volatile long seenGeneration = -1;
-    private volatile boolean lastBatchFull;
-    /** The last claim found rows: more may be committing (a writer that skipped its notification), so look again. */
-    private volatile boolean lastClaimFoundRows;
+    /**
+     * Rows the last claim returned: full, claim again at once; some, more may be committing (a writer that skipped
+     * its notification), so look again after the linger; none, wait for a notification.
+     */
+    private volatile int lastClaimSize;
     private final AtomicBoolean stopping = new AtomicBoolean();
     /** Claimed batches not yet finished; incremented by the claim loop, decremented when a batch finishes. */
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -211,13 +213,17 @@ public final class Relay {
                         return up;
                     });
         }
-        if (lastBatchFull) {
+        if (isFull(lastClaimSize)) {
             return Mono.just(true);
         }
-        if (lastClaimFoundRows) {
+        if (lastClaimSize > 0) {
             return linger().thenReturn(true);
         }
         return waitForWakeOrPoll().then(Mono.defer(this::linger)).thenReturn(true);
+    }
+
+    private boolean isFull(int claimed) {
+        return claimed >= settings.batchSize();
     }
 
     /** Waits out the rest of {@code claimLinger} since the previous claim started, so rows arriving meanwhile share one claim. */
@@ -241,18 +247,16 @@ public final class Relay {
         return store.claimBatch(settings.workerId(), settings.batchSize(), settings.leaseDuration(),
                         settings.ordering())
                 .doOnNext(batch -> {
-                    lastBatchFull = batch.size() >= settings.batchSize();
-                    lastClaimFoundRows = !batch.isEmpty();
+                    lastClaimSize = batch.size();
                     metrics.leaseExpirations(Queue.OUTBOX, batch.stream().filter(ClaimedMessage::leaseExpired).count());
                 })
                 .filter(batch -> !batch.isEmpty())
-                .map(batch -> new Claimed(batch, notified, batch.size() >= settings.batchSize()))
+                .map(batch -> new Claimed(batch, notified, isFull(batch.size())))
                 .doOnNext(batch -> inFlight.incrementAndGet())
                 .onErrorResume(e -> {
                     log.warn("relay {}: claim failed ({}); retrying after {}", settings.workerId(), e.toString(),
                             settings.pollInterval());
-                    lastBatchFull = false;
-                    lastClaimFoundRows = false;
+                    lastClaimSize = 0;
                     return Mono.delay(settings.pollInterval()).then(Mono.empty());
                 });
     }

@@ -11,6 +11,7 @@ import dev.dispatcher.app.store.TransitionRequest;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
 import dev.dispatcher.domain.Transition;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
 import java.sql.Connection;
@@ -252,8 +253,8 @@ public final class RelayBenchmark {
      * send alone, as mean and max of the relay's timers, and the batches it wrote.
      */
     private static void printRelayView(SimpleMeterRegistry registry) {
-        io.micrometer.core.instrument.Timer commit = registry.find("dispatcher.commit.to.publish").timer();
-        io.micrometer.core.instrument.Timer send = registry.find("dispatcher.publish.latency").timer();
+        Timer commit = registry.find("dispatcher.commit.to.publish").timer();
+        Timer send = registry.find("dispatcher.publish.latency").timer();
         if (commit != null && send != null) {
             System.out.printf(Locale.ROOT, "relay view: commit-to-ack mean %.1f ms max %.0f ms; send mean %.1f ms max %.0f ms"
                     + " over %d sends%n", commit.mean(TimeUnit.MILLISECONDS), commit.max(TimeUnit.MILLISECONDS),

@@ -6,6 +6,10 @@ import dev.dispatcher.testkit.EmbeddedPostgresServer;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,9 +22,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -128,22 +135,21 @@ final class GatlingTarget {
         if (n <= 0) {
             return;
         }
-        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        HttpClient client = HttpClient.newHttpClient();
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
         long start = System.nanoTime();
-        List<Thread> senders = java.util.stream.IntStream.range(0, 16).mapToObj(t -> Thread.ofPlatform().start(() -> {
-            while (next.getAndIncrement() < n) {
-                String body = """
-                        {"topic":"gatling.warmup","key":"warm-%d","type":"WarmUp","payload":{"n":%d}}""".formatted(
-                        next.get() % 64, next.get());
+        List<Thread> senders = IntStream.range(0, 16).mapToObj(t -> Thread.ofPlatform().start(() -> {
+            for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/messages"))
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + token)
+                        .POST(HttpRequest.BodyPublishers.ofString("""
+                                {"topic":"gatling.warmup","key":"warm-%d","type":"WarmUp","payload":{"n":%d}}"""
+                                .formatted(i % 64, i)))
+                        .build();
                 try {
-                    int status = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(baseUrl + "/v1/messages"))
-                                    .header("Content-Type", "application/json")
-                                    .header("Authorization", "Bearer " + token)
-                                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
-                            java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
-                    if (status != 202) {
+                    if (client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() != 202) {
                         failed.incrementAndGet();
                     }
                 } catch (IOException | InterruptedException e) {
@@ -159,7 +165,7 @@ final class GatlingTarget {
                 return;
             }
         }
-        System.out.printf(java.util.Locale.ROOT, "Gatling target: warm-up sent %d ingests in %.1f s (%d not accepted)%n",
+        System.out.printf(Locale.ROOT, "Gatling target: warm-up sent %d ingests in %.1f s (%d not accepted)%n",
                 n, (System.nanoTime() - start) / 1e9, failed.get());
     }
 

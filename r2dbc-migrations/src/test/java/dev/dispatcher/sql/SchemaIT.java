@@ -34,8 +34,8 @@ class SchemaIT {
                 .dataSource(postgres.jdbcUrl(), postgres.username(), postgres.password())
                 .schemas(schema)
                 .defaultSchema(schema)
-                .table("dispatcher_schema_history")
-                .locations("classpath:db/migration")
+                .table(Migrations.HISTORY_TABLE)
+                .locations(Migrations.LOCATION)
                 .load();
     }
 

@@ -276,18 +276,29 @@ public final class OutboxSql {
     public static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended($1, 7351))";
 
     /**
+     * The visible-after time of a new row delayed by {@code $n} milliseconds (null: none, visible from the
+     * transaction's start like any row). Added to {@code clock_timestamp()}, the database clock at the insert, not
+     * to {@code now()}, the transaction's start: a writer whose transaction has been open a while must not make
+     * its delayed row visible early.
+     */
+    static String visibleAfter(String delayMillisParameter) {
+        return "coalesce(clock_timestamp() + " + delayMillisParameter + " * interval '1 millisecond', now())";
+    }
+
+    /**
      * Inserts one outbox row. Parameters: {@code $1} id (null: generated), {@code $2} topic, {@code $3} key,
      * {@code $4} event type, {@code $5} payload, {@code $6} content type (null: JSON), {@code $7} headers JSON
-     * text (null: empty), {@code $8} correlation id, {@code $9} causation id. Returns id and seq. The statement
-     * trigger sends one NOTIFY per statement.
+     * text (null: empty), {@code $8} correlation id, {@code $9} causation id, {@code $10} delay in milliseconds
+     * (null: none; see {@code visibleAfter}). Returns id, seq, status, version, created_at and visible_after. The
+     * statement trigger sends one NOTIFY per transaction.
      */
     public static final String INSERT = """
             INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
-                                        correlation_id, causation_id)
+                                        correlation_id, causation_id, visible_after)
             VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, coalesce($6, 'application/json'),
-                    coalesce($7::jsonb, '{}'::jsonb), $8, $9)
-            RETURNING id, seq, status, version, created_at
-            """;
+                    coalesce($7::jsonb, '{}'::jsonb), $8, $9, %s)
+            RETURNING id, seq, status, version, created_at, visible_after
+            """.formatted(visibleAfter("$10::bigint"));
 
     /**
      * Deletes up to {@code $3} terminal rows of status {@code $1} finished more than {@code $2} ms ago.

@@ -1,5 +1,7 @@
 package dev.dispatcher.sql;
 
+import java.util.function.Function;
+
 /**
  * Where Dispatcher's Flyway migrations live and where Flyway records them, for whoever migrates a database (the
  * service at start-up, the Spring Boot starter when asked, tests).
@@ -21,4 +23,32 @@ public final class Migrations {
 
     /** Flyway's history table for Dispatcher's migrations, in Dispatcher's schema. */
     public static final String HISTORY_TABLE = "dispatcher_schema_history";
+
+    private static final int DEFAULT_PORT = 5432;
+
+    /**
+     * The JDBC URL of the database an R2DBC connection reaches, for migrating an R2DBC application's database over
+     * JDBC: {@code r2dbc:[pool:]postgresql://host[:port]/db} becomes {@code jdbc:postgresql://host:port/db}.
+     * R2DBC-only options (SSL, timeouts) are not carried over.
+     *
+     * @param option the value of the R2DBC connection option of a name ({@code driver}, {@code protocol}, {@code
+     *     host}, {@code port}, {@code database}), e.g. {@code name -> options.getValue(Option.valueOf(name))}: this
+     *     jar has no dependencies, the R2DBC SPI included
+     * @throws IllegalArgumentException when they are not a PostgreSQL connection with a host, saying what they were
+     */
+    public static String jdbcUrlOfR2dbc(Function<String, Object> option) {
+        Object driver = option.apply("driver");
+        Object protocol = option.apply("protocol");
+        Object host = option.apply("host");
+        boolean postgres = "postgresql".equals(driver) || "postgres".equals(driver)
+                || "pool".equals(driver) && protocol != null && protocol.toString().startsWith("postgres");
+        if (!postgres || host == null) {
+            throw new IllegalArgumentException("expected r2dbc:postgresql://host[:port]/database, but the driver was "
+                    + driver + " and the host " + host);
+        }
+        Object port = option.apply("port");
+        Object database = option.apply("database");
+        return "jdbc:postgresql://" + host + ":" + (port == null ? DEFAULT_PORT : port) + "/"
+                + (database == null ? "" : database);
+    }
 }

@@ -21,24 +21,42 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 /**
  * Runs Dispatcher with everything it needs in one JVM: embedded PostgreSQL and an in-process KRaft Kafka broker
  * from the test kit, then the application with the demo producer on. This is the README's run command:
- * {@code ./mvnw -pl dispatcher-app -am test-compile spring-boot:test-run}.
+ * {@code ./mvnw -q -pl dispatcher-app -am test-compile spring-boot:test-run}.
  *
  * <p>Arguments are passed to the application and win over the embedded defaults, e.g.
  * {@code --server.port=0} or {@code --dispatcher.demo.rate=100}. An invalid value stops start-up with Boot's report
  * naming the property and the value, and the process exits with status 1. Ctrl-C stops the application and the
- * servers.
+ * servers. Embedded servers and Kafka's clients log at WARN unless asked with
+ * {@code --dispatcher.embedded.server-log-level=INFO} (or DEBUG), so what a person reads is the banner and the relay's
+ * summary line.
  */
 public final class EmbeddedDispatcher {
 
     private static final String DEFAULT_PORT = "8080";
+    /** Logging of the run, servers at WARN unless asked (see the file); used before Boot starts and by Boot. */
+    static final String LOGGING_CONFIG = "embedded-logback.xml";
+    private static final String LOGBACK_CONFIGURATION_FILE = "logback.configurationFile";
+    /** The level of the embedded servers' and Kafka clients' loggers ({@value #LOGGING_CONFIG} reads it). */
+    static final String SERVER_LOG_LEVEL = "dispatcher.embedded.server-log-level";
 
     private EmbeddedDispatcher() {
     }
 
     /** Starts the servers and the application; returns once the application is up and the banner is printed. */
     public static void main(String[] args) {
+        // before anything logs: the servers start before Boot configures logging
+        Arrays.stream(args).filter(arg -> arg.startsWith("--" + SERVER_LOG_LEVEL + "="))
+                .forEach(arg -> System.setProperty(SERVER_LOG_LEVEL, arg.substring(SERVER_LOG_LEVEL.length() + 3)));
+        boolean ownLogging = System.getProperty(LOGBACK_CONFIGURATION_FILE) == null;
+        if (ownLogging) {
+            System.setProperty(LOGBACK_CONFIGURATION_FILE, LOGGING_CONFIG);
+        }
         PostgresServer postgres = TestServers.postgres();
         KafkaServer kafka = TestServers.kafka();
+        if (ownLogging) {
+            // Boot takes the same file from logging.config, and warns about this property when it is set
+            System.clearProperty(LOGBACK_CONFIGURATION_FILE);
+        }
 
         Map<String, String> embedded = new LinkedHashMap<>();
         embedded.put("spring.r2dbc.url", postgres.r2dbcUrl());
@@ -47,6 +65,7 @@ public final class EmbeddedDispatcher {
         embedded.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
         embedded.put("server.port", DEFAULT_PORT);
         embedded.put("dispatcher.demo.enabled", "true");
+        embedded.put("logging.config", "classpath:" + LOGGING_CONFIG);
 
         List<String> arguments = new ArrayList<>();
         embedded.forEach((name, value) -> {

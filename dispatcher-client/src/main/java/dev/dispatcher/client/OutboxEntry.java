@@ -11,6 +11,7 @@ import java.util.UUID;
  * @param status the durable status, {@code PENDING} when written
  * @param version the optimistic-concurrency version, {@code 0} when written
  * @param createdAt the database time of the insert (transaction start)
+ * @param visibleAfter database time before which the relay does not publish it ({@code createdAt} unless delayed)
  */
-public record OutboxEntry(UUID id, long seq, String status, long version, Instant createdAt) {
+public record OutboxEntry(UUID id, long seq, String status, long version, Instant createdAt, Instant visibleAfter) {
 }

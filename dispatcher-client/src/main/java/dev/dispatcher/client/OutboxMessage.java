@@ -1,6 +1,9 @@
 package dev.dispatcher.client;
 
+import dev.dispatcher.domain.DeliveryTime;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,7 +17,10 @@ import java.util.regex.Pattern;
  *
  * <p>Immutable and validated when built, so an instance that exists can be written: topic names follow Kafka's
  * rules (1 to 249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}); header names are unique and neither
- * header names nor values contain NUL (PostgreSQL text cannot hold it). The payload array is copied.
+ * header names nor values contain NUL (PostgreSQL text cannot hold it); at most one of {@code deliverAt} and
+ * {@code delay} is set. The payload array is copied. Whether a delivery time lies within the allowed window
+ * (not more than {@link DeliveryTime#MAX_PAST_SKEW} in the past, at most the writer's maximum delay ahead) is
+ * checked by the writer when it writes, against its clock.
  */
 public final class OutboxMessage {
 
@@ -32,8 +38,9 @@ public final class OutboxMessage {
     private final Map<String, String> headers;
     private final String correlationId;
     private final String causationId;
+    private final DeliveryTime deliveryTime;
 
-    private OutboxMessage(Builder b) {
+    private OutboxMessage(Builder b, DeliveryTime deliveryTime) {
         this.id = b.id;
         this.topic = b.topic;
         this.key = b.key;
@@ -43,6 +50,7 @@ public final class OutboxMessage {
         this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
         this.correlationId = b.correlationId;
         this.causationId = b.causationId;
+        this.deliveryTime = deliveryTime;
     }
 
     /**
@@ -98,10 +106,15 @@ public final class OutboxMessage {
         return causationId;
     }
 
+    /** When the message may be published first: immediately, at an instant, or after a delay. */
+    public DeliveryTime deliveryTime() {
+        return deliveryTime;
+    }
+
     @Override
     public String toString() {
         return "OutboxMessage[id=" + id + ", topic=" + topic + ", key=" + key + ", type=" + type + ", payload="
-                + payload.length + " bytes, contentType=" + contentType + "]";
+                + payload.length + " bytes, contentType=" + contentType + ", deliveryTime=" + deliveryTime + "]";
     }
 
     /** Builds an {@link OutboxMessage}; not thread-safe. */
@@ -116,6 +129,8 @@ public final class OutboxMessage {
         private final Map<String, String> headers = new LinkedHashMap<>();
         private String correlationId;
         private String causationId;
+        private Instant deliverAt;
+        private Duration delay;
 
         private Builder(String topic, String type) {
             if (topic == null || !TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
@@ -175,15 +190,34 @@ public final class OutboxMessage {
         }
 
         /**
+         * Publishes the message not before {@code deliverAt} (not together with {@link #delay}); {@code null} for
+         * as soon as it commits. A key's later messages wait for it: a delayed message holds back its key.
+         */
+        public Builder deliverAt(Instant deliverAt) {
+            this.deliverAt = deliverAt;
+            return this;
+        }
+
+        /**
+         * Publishes the message not before {@code delay} has passed since the write (not together with {@link
+         * #deliverAt}); {@code null} for as soon as it commits. A key's later messages wait for it.
+         */
+        public Builder delay(Duration delay) {
+            this.delay = delay;
+            return this;
+        }
+
+        /**
          * The message.
          *
          * @throws IllegalStateException when no payload was set
+         * @throws IllegalArgumentException when both {@code deliverAt} and {@code delay} are set
          */
         public OutboxMessage build() {
             if (payload == null) {
                 throw new IllegalStateException("payload must be set");
             }
-            return new OutboxMessage(this);
+            return new OutboxMessage(this, DeliveryTime.of(deliverAt, delay));
         }
 
         private static String requireText(String what, String value) {

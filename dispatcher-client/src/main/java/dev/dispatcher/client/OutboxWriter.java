@@ -1,15 +1,15 @@
 package dev.dispatcher.client;
 
-import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Statement;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -39,26 +39,27 @@ import reactor.core.publisher.Mono;
  * unqualified by default (the connection's {@code search_path} must include Dispatcher's schema), or qualified
  * with {@link #forSchema(String)}.
  *
- * <p>Errors arrive as {@code R2dbcException} signals: a message id that already exists fails with
- * {@code R2dbcDataIntegrityViolationException} (the application's transaction is then aborted and must roll
- * back). Lazy: nothing runs until subscription. Thread-safe and stateless; one instance can serve the whole
+ * <p>A message with a delivery time ({@link OutboxMessage.Builder#deliverAt}, {@link OutboxMessage.Builder#delay})
+ * is checked against this writer's clock and maximum delay ({@link #withMaxDelay}, default 7 days) when written,
+ * and stored as a delay the database adds to its own clock ({@code visible_after}).
+ *
+ * <p>Errors arrive as signals: a delivery time outside the allowed window as an {@code IllegalArgumentException}
+ * naming {@code deliverAt} or {@code delay}, before anything is sent; database errors as {@code R2dbcException}s.
+ * A message id that already exists fails with {@code R2dbcDataIntegrityViolationException} (the application's
+ * transaction is then aborted and must roll back). {@link JdbcOutboxWriter} writes the same rows over JDBC. Lazy: nothing runs until subscription. Thread-safe and stateless; one instance can serve the whole
  * application. A connection must not be used by two writes at once (R2DBC connections are not concurrent).
  */
 public final class OutboxWriter {
 
-    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    private final WriterSettings settings;
 
-    private final String insert;
-    private final String lockKey;
-
-    private OutboxWriter(String insert, String lockKey) {
-        this.insert = insert;
-        this.lockKey = lockKey;
+    private OutboxWriter(WriterSettings settings) {
+        this.settings = settings;
     }
 
     /** A writer with unqualified table names: the connection's {@code search_path} finds Dispatcher's schema. */
     public static OutboxWriter create() {
-        return new OutboxWriter(OutboxSql.INSERT, OutboxSql.LOCK_KEY);
+        return new OutboxWriter(WriterSettings.unqualified());
     }
 
     /**
@@ -67,15 +68,21 @@ public final class OutboxWriter {
      * @throws IllegalArgumentException when {@code schema} is not an unquoted lower-case PostgreSQL identifier
      */
     public static OutboxWriter forSchema(String schema) {
-        if (schema == null || !IDENTIFIER.matcher(schema).matches()) {
-            throw new IllegalArgumentException("schema must be an unquoted lower-case PostgreSQL identifier, but was "
-                    + (schema == null ? "null" : "'" + schema + "'"));
-        }
-        String insert = OutboxSql.INSERT.replace("INSERT INTO outbox_message", "INSERT INTO " + schema + ".outbox_message");
-        if (insert.equals(OutboxSql.INSERT)) {
-            throw new IllegalStateException("OutboxSql.INSERT no longer starts with INSERT INTO outbox_message");
-        }
-        return new OutboxWriter(insert, OutboxSql.LOCK_KEY);
+        return new OutboxWriter(WriterSettings.forSchema(schema));
+    }
+
+    /**
+     * This writer with another maximum delay for {@code deliverAt}/{@code delay} (default 7 days).
+     *
+     * @throws IllegalArgumentException when {@code maxDelay} is not positive
+     */
+    public OutboxWriter withMaxDelay(Duration maxDelay) {
+        return new OutboxWriter(settings.withMaxDelay(maxDelay));
+    }
+
+    /** This writer with another clock for turning a {@code deliverAt} into a delay (tests). */
+    public OutboxWriter withClock(Clock clock) {
+        return new OutboxWriter(settings.withClock(clock));
     }
 
     /**
@@ -88,76 +95,34 @@ public final class OutboxWriter {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(message, "message");
         return Mono.defer(() -> {
+            List<WriterSettings.Parameter> parameters = settings.insertParameters(message);
             Mono<Void> lock = message.key() == null ? Mono.empty()
-                    : Flux.from(tx.createStatement(lockKey).bind("$1", message.key()).execute())
+                    : Flux.from(tx.createStatement(settings.lockKey()).bind("$1", message.key()).execute())
                             .flatMap(result -> result.map(row -> 1)).then();
-            return lock.then(Flux.from(bindInsert(tx.createStatement(insert), message).execute())
+            return lock.then(Flux.from(bind(tx.createStatement(settings.insert()), parameters).execute())
                     .flatMap(result -> result.map(OutboxWriter::entry))
                     .single());
         });
     }
 
-    private static Statement bindInsert(Statement s, OutboxMessage m) {
-        bindNullable(s, "$1", m.id(), UUID.class);
-        s.bind("$2", m.topic());
-        bindNullable(s, "$3", m.key(), String.class);
-        s.bind("$4", m.type());
-        s.bind("$5", m.payloadUnsafe());
-        s.bind("$6", m.contentType());
-        bindNullable(s, "$7", m.headers().isEmpty() ? null : json(m.headers()), String.class);
-        bindNullable(s, "$8", m.correlationId(), String.class);
-        bindNullable(s, "$9", m.causationId(), String.class);
+    private static Statement bind(Statement s, List<WriterSettings.Parameter> parameters) {
+        for (int i = 0; i < parameters.size(); i++) {
+            WriterSettings.Parameter p = parameters.get(i);
+            if (p.value() == null) {
+                s.bindNull("$" + (i + 1), p.type());
+            } else {
+                s.bind("$" + (i + 1), p.value());
+            }
+        }
         return s;
     }
 
-    private static <T> void bindNullable(Statement s, String name, T value, Class<T> type) {
-        if (value == null) {
-            s.bindNull(name, type);
-        } else {
-            s.bind(name, value);
-        }
-    }
-
     private static OutboxEntry entry(Readable row) {
-        Object created = row.get("created_at");
-        Instant createdAt = created instanceof OffsetDateTime odt ? odt.toInstant()
-                : created instanceof Instant i ? i : null;
         return new OutboxEntry(row.get("id", UUID.class), row.get("seq", Long.class), row.get("status", String.class),
-                row.get("version", Long.class), createdAt);
+                row.get("version", Long.class), instant(row.get("created_at")), instant(row.get("visible_after")));
     }
 
-    /** The headers as a JSON object of strings. */
-    static String json(Map<String, String> headers) {
-        StringBuilder out = new StringBuilder("{");
-        headers.forEach((name, value) -> {
-            if (out.length() > 1) {
-                out.append(',');
-            }
-            quote(out, name).append(':');
-            quote(out, value);
-        });
-        return out.append('}').toString();
-    }
-
-    private static StringBuilder quote(StringBuilder out, String text) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"');
+    private static Instant instant(Object timestamp) {
+        return timestamp instanceof OffsetDateTime odt ? odt.toInstant() : timestamp instanceof Instant i ? i : null;
     }
 }

@@ -175,11 +175,40 @@ class OutboxWriterIT {
             var write = inTransaction(app, tx -> OutboxWriter.create().write(tx,
                     OutboxMessage.builder("orders", "Second").key(key).jsonPayload("2").build())).toFuture();
 
-            Thread.sleep(500);
+            ClientTestDb.awaitWriterBlockedBy(ClientTestDb.backendPid(holder));
             assertThat(write).isNotDone();
             holder.commit();
             assertThat(write.get(20, java.util.concurrent.TimeUnit.SECONDS).status()).isEqualTo("PENDING");
         }
+    }
+
+    @Test
+    void aDelayedMessageIsStoredVisibleAfterItsDelay() throws SQLException {
+        OutboxEntry entry = inTransaction(app, tx -> OutboxWriter.create().write(tx,
+                OutboxMessage.builder("orders", "Reminder").delay(Duration.ofMinutes(30)).jsonPayload("{}").build()))
+                .block(TIMEOUT);
+
+        assertThat(entry.visibleAfter()).isAfter(entry.createdAt().plus(Duration.ofMinutes(29)));
+        try (java.sql.Connection c = postgres.openConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT extract(epoch FROM visible_after - clock_timestamp()) FROM " + schema
+                        + ".outbox_message WHERE id = ?")) {
+            q.setObject(1, entry.id());
+            try (ResultSet row = q.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getDouble(1)).isBetween(1790.0, 1800.0);
+            }
+        }
+    }
+
+    @Test
+    void aDeliveryTimeOutsideTheWindowFailsTheWriteBeforeAnythingIsSent() {
+        OutboxMessage tooLate = OutboxMessage.builder("orders", "Far").delay(Duration.ofDays(8)).jsonPayload("{}")
+                .build();
+        inTransaction(app, tx -> OutboxWriter.create().write(tx, tooLate))
+                .as(StepVerifier::create)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("delay must be at most PT168H"))
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -196,6 +225,10 @@ class OutboxWriterIT {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> OutboxWriter.forSchema("bad-schema"))
                 .withMessageContaining("schema");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> OutboxMessage.builder("orders", "T").jsonPayload("{}")
+                        .deliverAt(java.time.Instant.now()).delay(Duration.ofSeconds(1)).build())
+                .withMessageContaining("not both");
     }
 
     private static int countOrders(String orderId) throws SQLException {

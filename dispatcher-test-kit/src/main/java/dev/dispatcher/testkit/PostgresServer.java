@@ -15,8 +15,11 @@ public interface PostgresServer extends AutoCloseable {
   /** Flyway's history table, kept apart from an application's own migrations in the same database. */
   String SCHEMA_HISTORY_TABLE = "dispatcher_schema_history";
 
-  /** Where {@link #createSchema(String)} looks for Flyway migrations. */
-  String MIGRATION_LOCATION = "classpath:db/migration";
+  /**
+   * Where {@link #createSchema(String)} looks for Flyway migrations: Dispatcher's own location, never Flyway's default
+   * {@code db/migration}, so an application's migrations on the same classpath are not mistaken for Dispatcher's.
+   */
+  String MIGRATION_LOCATION = "classpath:db/dispatcher/migration";
 
   String host();
 

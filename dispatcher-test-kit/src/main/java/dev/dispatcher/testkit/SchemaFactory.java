@@ -11,7 +11,8 @@ import org.flywaydb.core.Flyway;
 /** Creates uniquely named schemas and migrates them with Flyway, for {@link PostgresServer#createSchema}. */
 final class SchemaFactory {
 
-  private static final String MIGRATION_RESOURCE = "db/migration";
+  private static final String MIGRATION_RESOURCE =
+      PostgresServer.MIGRATION_LOCATION.substring("classpath:".length());
   private static final int MAX_PREFIX_LENGTH = 40;
   private static final SecureRandom RANDOM = new SecureRandom();
 

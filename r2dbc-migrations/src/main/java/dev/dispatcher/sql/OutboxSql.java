@@ -9,6 +9,20 @@ public final class OutboxSql {
     private OutboxSql() {
     }
 
+    /**
+     * The visible-after time of a new row delayed by {@code $n} milliseconds (null: none, visible from the
+     * transaction's start like any row), added to the database clock: writers compute a duration, SQL adds it.
+     *
+     * <p>An application's writer adds it to {@code clock_timestamp()}, the clock at the insert: its transaction may
+     * have begun long before the write, and a delay counted from {@code now()}, the transaction's start, would make
+     * the row visible early. Ingest adds it to {@code now()}: its transaction starts after the request computed the
+     * delay, so {@code now()} is never early there, and a volatile {@code clock_timestamp()} in the insert's
+     * projection would move {@code nextval(seq)} out of the scan of the key-lock CTE (see {@link #INGEST_ONE}).
+     */
+    static String visibleAfter(String clock, String delayMillisParameter) {
+        return "coalesce(" + clock + " + " + delayMillisParameter + " * interval '1 millisecond', now())";
+    }
+
     /** Live statuses, as a SQL list. */
     static final String LIVE = "('PENDING', 'RETRY_SCHEDULED')";
 
@@ -278,16 +292,17 @@ public final class OutboxSql {
     /**
      * Inserts one outbox row. Parameters: {@code $1} id (null: generated), {@code $2} topic, {@code $3} key,
      * {@code $4} event type, {@code $5} payload, {@code $6} content type (null: JSON), {@code $7} headers JSON
-     * text (null: empty), {@code $8} correlation id, {@code $9} causation id. Returns id and seq. The statement
-     * trigger sends one NOTIFY per statement.
+     * text (null: empty), {@code $8} correlation id, {@code $9} causation id, {@code $10} delay in milliseconds
+     * (null: none; added to {@code clock_timestamp()}, see {@code visibleAfter}). Returns id, seq, status, version, created_at and visible_after. The
+     * statement trigger sends one NOTIFY per transaction.
      */
     public static final String INSERT = """
             INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
-                                        correlation_id, causation_id)
+                                        correlation_id, causation_id, visible_after)
             VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, coalesce($6, 'application/json'),
-                    coalesce($7::jsonb, '{}'::jsonb), $8, $9)
-            RETURNING id, seq, status, version, created_at
-            """;
+                    coalesce($7::jsonb, '{}'::jsonb), $8, $9, %s)
+            RETURNING id, seq, status, version, created_at, visible_after
+            """.formatted(visibleAfter("clock_timestamp()", "$10::bigint"));
 
     /**
      * Deletes up to {@code $3} terminal rows of status {@code $1} finished more than {@code $2} ms ago.
@@ -340,7 +355,8 @@ public final class OutboxSql {
     /**
      * Ingests one message in one autocommit round trip: takes its key's writer lock, then inserts the row unless
      * its id exists. Parameters as {@link #INSERT}, except that {@code $1} is required. Returns the new row, or
-     * nothing when the id was taken, and the caller then reads the stored row with {@link #FIND_FOR_INGEST}.
+     * nothing when the id was taken, and the caller then reads the stored row with {@link #FIND_FOR_INGEST}. {@code
+     * $10} is the delay in milliseconds (null: none), as for {@link #INSERT}.
      *
      * <p>Key order: the lock ({@link #LOCK_KEY}'s, {@code hashtextextended(key, 7351)}) must be held before the
      * identity value {@code seq} is allocated, or a writer could take a smaller seq and commit after a larger
@@ -362,14 +378,14 @@ public final class OutboxSql {
                             ELSE pg_advisory_xact_lock(hashtextextended($3::text, 7351)) IS NOT NULL END AS held
             )
             INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
-                                        correlation_id, causation_id)
+                                        correlation_id, causation_id, visible_after)
             SELECT $1::uuid, $2, $3, $4, $5, coalesce($6, 'application/json'), coalesce($7::jsonb, '{}'::jsonb),
-                   $8, $9
+                   $8, $9, %s
               FROM key_lock
              WHERE key_lock.held
             ON CONFLICT (id) DO NOTHING
             RETURNING id, seq, status, version, created_at
-            """;
+            """.formatted(visibleAfter("now()", "$10::bigint"));
 
     /**
      * Reads a stored row for an ingest whose id was taken, and whether its content equals the request's;
@@ -404,7 +420,8 @@ public final class OutboxSql {
 
     /**
      * Inserts the messages of a batch ingest in request order, skipping ids that exist; parameters as {@code
-     * BATCH_INPUT} above. Returns the rows written; an input id not returned was taken (before, or earlier in
+     * BATCH_INPUT} above, and {@code $12} each message's delay in milliseconds (bigint array, null: none; see
+     * {@code visibleAfter}). Returns the rows written; an input id not returned was taken (before, or earlier in
      * this batch), and the caller reads those with {@link #FIND_BATCH_FOR_INGEST}. The caller holds the writer
      * locks of every key of the batch first ({@link #LOCK_KEYS}, same transaction), so a key's rows commit in
      * seq order; rows are inserted, and take their seq, in {@code ord} order, so a key's rows within the batch
@@ -415,16 +432,16 @@ public final class OutboxSql {
      */
     public static final String INGEST_BATCH = """
             INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
-                                        correlation_id, causation_id)
+                                        correlation_id, causation_id, visible_after)
             SELECT r.id, r.topic, r.message_key, r.event_type,
                    substring($5::bytea FROM r.payload_from FOR r.payload_length),
                    coalesce(r.content_type, 'application/json'), coalesce(r.headers::jsonb, '{}'::jsonb),
-                   r.correlation_id, r.causation_id
+                   r.correlation_id, r.causation_id, %s
               FROM %s
              ORDER BY r.ord
             ON CONFLICT (id) DO NOTHING
             RETURNING id, seq, status, version, created_at
-            """.formatted(BATCH_INPUT);
+            """.formatted(visibleAfter("now()", "($12::bigint[])[r.ord]"), BATCH_INPUT);
 
     /**
      * Reads the stored rows of batch messages whose ids were taken, and whether each one's content equals the

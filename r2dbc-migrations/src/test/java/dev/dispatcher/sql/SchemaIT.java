@@ -34,8 +34,8 @@ class SchemaIT {
                 .dataSource(postgres.jdbcUrl(), postgres.username(), postgres.password())
                 .schemas(schema)
                 .defaultSchema(schema)
-                .table("dispatcher_schema_history")
-                .locations("classpath:db/migration")
+                .table(Migrations.HISTORY_TABLE)
+                .locations(Migrations.LOCATION)
                 .load();
     }
 
@@ -167,14 +167,14 @@ class SchemaIT {
         String schema = postgres.createSchema("ingest_one");
         try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
             s.execute("SET search_path TO " + schema);
-            s.execute("PREPARE ingest_one(uuid, text, text, text, bytea, text, text, text, text) AS "
+            s.execute("PREPARE ingest_one(uuid, text, text, text, bytea, text, text, text, text, bigint) AS "
                     + OutboxSql.INGEST_ONE);
             for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
                 s.execute("SET plan_cache_mode = " + mode);
                 for (String key : List.of("'k'", "NULL")) {
                     StringBuilder plan = new StringBuilder();
                     try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest_one("
-                            + "gen_random_uuid(), 't', " + key + ", 'T', '\\x01', NULL, NULL, NULL, NULL)")) {
+                            + "gen_random_uuid(), 't', " + key + ", 'T', '\\x01', NULL, NULL, NULL, NULL, NULL)")) {
                         while (rows.next()) {
                             plan.append(rows.getString(1)).append('\n');
                         }

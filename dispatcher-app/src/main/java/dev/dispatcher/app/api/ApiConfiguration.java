@@ -3,6 +3,7 @@ package dev.dispatcher.app.api;
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.store.OutboxStore;
 import io.r2dbc.spi.ConnectionFactory;
+import java.time.Clock;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -22,8 +23,9 @@ class ApiConfiguration {
     }
 
     @Bean
-    IngestRequestParser ingestRequestParser(IngestLimits limits) {
-        return new IngestRequestParser(limits.maxPayloadBytes(), limits.maxBatchSize());
+    IngestRequestParser ingestRequestParser(IngestLimits limits, DispatcherProperties properties) {
+        return new IngestRequestParser(limits.maxPayloadBytes(), limits.maxBatchSize(),
+                properties.ingest().maxDelay(), Clock.systemUTC());
     }
 
     @Bean

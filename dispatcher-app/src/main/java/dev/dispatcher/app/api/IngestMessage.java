@@ -9,7 +9,9 @@ import java.util.UUID;
  * @param id the client's id, or one generated for this request
  * @param clientId whether the client chose {@code id} (only then can a repeat be recognised)
  * @param headersJson the headers as a JSON object text, or {@code null} for none
+ * @param delayMillis how long after the insert the relay may publish it, in milliseconds, or {@code null} for at
+ *     once (from {@code deliverAt}/{@code delay}; the database adds it to its own clock)
  */
 record IngestMessage(UUID id, boolean clientId, String topic, String key, String type, byte[] payload,
-        String contentType, String headersJson, String correlationId, String causationId) {
+        String contentType, String headersJson, String correlationId, String causationId, Long delayMillis) {
 }

@@ -1,6 +1,11 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.domain.DeliveryTime;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -29,6 +34,9 @@ import tools.jackson.databind.node.ObjectNode;
  * {@value #MAX_HEADERS} headers, names at most {@value #MAX_TEXT_BYTES} bytes, values at most
  * {@value #MAX_HEADER_VALUE_BYTES}, all together at most {@value #MAX_HEADERS_BYTES}; the names the relay sets
  * itself are reserved. No text may hold NUL or an unpaired surrogate (PostgreSQL text cannot store them).
+ * {@code deliverAt} (ISO-8601 instant) or {@code delay} (ISO-8601 duration), not both, follow {@link DeliveryTime}'s
+ * rules against the clock given here and {@code dispatcher.ingest.max-delay}; the message carries the resulting
+ * delay, which SQL adds to the database clock.
  */
 final class IngestRequestParser {
 
@@ -44,7 +52,7 @@ final class IngestRequestParser {
             Set.of("message-id", "event-type", "content-type", "correlation-id", "causation-id");
 
     private static final Set<String> FIELDS = Set.of("id", "topic", "key", "type", "payload", "contentType",
-            "headers", "correlationId", "causationId");
+            "headers", "correlationId", "causationId", DeliveryTime.DELIVER_AT, DeliveryTime.DELAY);
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     private static final Pattern UUID_TEXT =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
@@ -57,10 +65,14 @@ final class IngestRequestParser {
 
     private final long maxPayloadBytes;
     private final int maxBatchSize;
+    private final Duration maxDelay;
+    private final Clock clock;
 
-    IngestRequestParser(long maxPayloadBytes, int maxBatchSize) {
+    IngestRequestParser(long maxPayloadBytes, int maxBatchSize, Duration maxDelay, Clock clock) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.maxBatchSize = maxBatchSize;
+        this.maxDelay = maxDelay;
+        this.clock = clock;
     }
 
     /** One message from {@code POST /v1/messages}. */
@@ -111,7 +123,8 @@ final class IngestRequestParser {
         for (String name : object.propertyNames()) {
             if (!FIELDS.contains(name)) {
                 throw ApiProblem.invalid(at + name, "unknown field '" + printable(name) + "'; known fields are "
-                        + "id, topic, key, type, payload, contentType, headers, correlationId, causationId");
+                        + "id, topic, key, type, payload, contentType, headers, correlationId, causationId,"
+                        + " deliverAt, delay");
             }
         }
         UUID id = null;
@@ -149,7 +162,33 @@ final class IngestRequestParser {
         return new IngestMessage(id == null ? UUID.randomUUID() : id, id != null, topic, key, type, payload,
                 contentType, headers(object.get("headers"), at),
                 optionalText(object, at, "correlationId", MAX_TEXT_BYTES),
-                optionalText(object, at, "causationId", MAX_TEXT_BYTES));
+                optionalText(object, at, "causationId", MAX_TEXT_BYTES), delayMillis(object, at));
+    }
+
+    /** The delay of {@code deliverAt}/{@code delay} in milliseconds, or {@code null} for none. */
+    private Long delayMillis(ObjectNode object, String at) {
+        String deliverAt = optionalText(object, at, DeliveryTime.DELIVER_AT, 64);
+        String delay = optionalText(object, at, DeliveryTime.DELAY, 64);
+        try {
+            long millis = DeliveryTime.of(
+                    deliverAt == null ? null : parse(at, DeliveryTime.DELIVER_AT, deliverAt, Instant::parse,
+                            "an ISO-8601 instant such as 2026-03-01T12:00:00Z"),
+                    delay == null ? null : parse(at, DeliveryTime.DELAY, delay, Duration::parse,
+                            "an ISO-8601 duration such as PT30S or PT2H"))
+                    .delayMillis(clock.instant(), maxDelay);
+            return millis == 0 ? null : millis;
+        } catch (DeliveryTime.InvalidDeliveryTimeException e) {
+            throw ApiProblem.invalid(at + e.field(), e.getMessage());
+        }
+    }
+
+    private static <T> T parse(String at, String field, String text, java.util.function.Function<String, T> parser,
+            String form) {
+        try {
+            return parser.apply(text);
+        } catch (DateTimeParseException e) {
+            throw ApiProblem.invalid(at + field, field + " must be " + form);
+        }
     }
 
     private byte[] payload(JsonNode node, String at, boolean json) {

@@ -42,7 +42,13 @@ final class IngestStore {
     }
 
     private static Mono<IngestResult> insertOne(Connection c, IngestMessage m) {
-        return Flux.from(bind(c.createStatement(OutboxSql.INGEST_ONE), m).execute())
+        Statement insert = bind(c.createStatement(OutboxSql.INGEST_ONE), m);
+        if (m.delayMillis() == null) {
+            insert.bindNull("$10", Long.class);
+        } else {
+            insert.bind("$10", m.delayMillis());
+        }
+        return Flux.from(insert.execute())
                 .flatMap(r -> r.map(row -> (IngestResult) new IngestResult.Accepted(entry(row))))
                 .next();
     }
@@ -69,7 +75,9 @@ final class IngestStore {
 
     /** Inserts the batch; the result array holds an {@code Accepted} where this batch wrote the row. */
     private static Mono<IngestResult[]> insertBatch(Connection tx, List<IngestMessage> messages) {
-        return Flux.from(bindBatch(tx.createStatement(OutboxSql.INGEST_BATCH), messages).execute())
+        Long[] delays = messages.stream().map(IngestMessage::delayMillis).toArray(Long[]::new);
+        return Flux.from(bindBatch(tx.createStatement(OutboxSql.INGEST_BATCH), messages).bind("$12", delays)
+                        .execute())
                 .flatMap(r -> r.map(IngestStore::entry))
                 .collectMap(IngestResult.StoredEntry::id)
                 .map(written -> {

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.config;
 
+import dev.dispatcher.domain.DeliveryTime;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
 import java.net.InetAddress;
@@ -292,12 +293,15 @@ public record DispatcherProperties(
      * @param maxPayloadSize the largest accepted payload (checked against the producer's {@code max.request.size})
      * @param maxBatchSize the most messages in one {@code POST /v1/messages/batch}
      * @param maxBacklog pending outbox rows above which ingest answers 429
+     * @param maxDelay how far ahead a message's {@code deliverAt}/{@code delay} may reach (a delayed message holds
+     *     back its key and counts in the backlog until then)
      */
-    public record Ingest(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog) {
+    public record Ingest(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay) {
 
         public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
         public static final int DEFAULT_MAX_BATCH_SIZE = 500;
         public static final long DEFAULT_MAX_BACKLOG = 1_000_000L;
+        public static final Duration DEFAULT_MAX_DELAY = DeliveryTime.DEFAULT_MAX_DELAY;
 
         public Ingest {
             Objects.requireNonNull(maxPayloadSize, "dispatcher.ingest.max-payload-size");
@@ -308,19 +312,22 @@ public record DispatcherProperties(
             if (maxBacklog < 1) {
                 throw invalid("ingest.max-backlog", "must be at least 1", maxBacklog);
             }
+            requireBetween("ingest.max-delay", maxDelay, Duration.ofSeconds(1), Duration.ofDays(365));
         }
 
         /** The binding constructor: an absent value takes its default. */
         @ConstructorBinding
-        public Ingest(@Nullable DataSize maxPayloadSize, @Nullable Integer maxBatchSize, @Nullable Long maxBacklog) {
+        public Ingest(@Nullable DataSize maxPayloadSize, @Nullable Integer maxBatchSize, @Nullable Long maxBacklog,
+                @Nullable Duration maxDelay) {
             this(
                     orDefault(maxPayloadSize, DEFAULT_MAX_PAYLOAD_SIZE),
                     orDefault(maxBatchSize, DEFAULT_MAX_BATCH_SIZE).intValue(),
-                    orDefault(maxBacklog, DEFAULT_MAX_BACKLOG).longValue());
+                    orDefault(maxBacklog, DEFAULT_MAX_BACKLOG).longValue(),
+                    orDefault(maxDelay, DEFAULT_MAX_DELAY));
         }
 
         public static Ingest defaults() {
-            return new Ingest(null, null, (Long) null);
+            return new Ingest(null, null, (Long) null, null);
         }
     }
 

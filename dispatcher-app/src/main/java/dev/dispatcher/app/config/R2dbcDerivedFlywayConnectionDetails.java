@@ -1,6 +1,8 @@
 package dev.dispatcher.app.config;
 
+import dev.dispatcher.sql.Migrations;
 import io.r2dbc.spi.ConnectionFactoryOptions;
+import io.r2dbc.spi.Option;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,8 +17,6 @@ import org.springframework.util.function.SingletonSupplier;
  * not carried over; set {@code spring.flyway.url} when migration needs them.
  */
 final class R2dbcDerivedFlywayConnectionDetails implements FlywayConnectionDetails, JdbcConnectionDetails {
-
-    private static final int DEFAULT_PORT = 5432;
 
     private final Supplier<ConnectionFactoryOptions> options;
 
@@ -53,20 +53,12 @@ final class R2dbcDerivedFlywayConnectionDetails implements FlywayConnectionDetai
     }
 
     static String jdbcUrl(ConnectionFactoryOptions options) {
-        Object driver = options.getValue(ConnectionFactoryOptions.DRIVER);
-        Object protocol = options.getValue(ConnectionFactoryOptions.PROTOCOL);
-        boolean postgres = "postgresql".equals(driver) || "postgres".equals(driver)
-                || "pool".equals(driver) && protocol != null && protocol.toString().startsWith("postgres");
-        Object host = options.getValue(ConnectionFactoryOptions.HOST);
-        if (!postgres || host == null) {
+        try {
+            return Migrations.jdbcUrlOfR2dbc(name -> options.getValue(Option.valueOf(name)));
+        } catch (IllegalArgumentException e) {
             throw new IllegalStateException("spring.flyway.url is not set and cannot be derived from the R2DBC"
-                    + " connection: expected r2dbc:postgresql://host[:port]/database, but the driver was " + driver
-                    + " and the host " + host);
+                    + " connection: " + e.getMessage());
         }
-        Object port = options.getValue(ConnectionFactoryOptions.PORT);
-        Object database = options.getValue(ConnectionFactoryOptions.DATABASE);
-        return "jdbc:postgresql://" + host + ":" + (port == null ? DEFAULT_PORT : port) + "/"
-                + (database == null ? "" : database);
     }
 
     @Override

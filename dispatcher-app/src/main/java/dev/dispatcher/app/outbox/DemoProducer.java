@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
-import dev.dispatcher.sql.OutboxSql;
+import dev.dispatcher.client.OutboxMessage;
+import dev.dispatcher.client.OutboxWriter;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys), the way an application
- * would: one transaction per tick, taking each key's writer lock first so a key's rows commit in seq order.
+ * would: one transaction per tick, written with the client's {@link OutboxWriter} (which takes each key's writer
+ * lock first, so a key's rows commit in seq order).
  * Enabled with {@code dispatcher.demo.enabled}; {@code dispatcher.demo.rate} is messages per second.
  */
 public final class DemoProducer {
@@ -22,6 +24,8 @@ public final class DemoProducer {
     private static final Logger log = LoggerFactory.getLogger(DemoProducer.class);
     public static final String TOPIC = "dispatcher.demo.orders";
     private static final Duration TICK = Duration.ofMillis(100);
+    /** Unqualified: the service's connections have Dispatcher's schema as their search_path. */
+    private static final OutboxWriter OUTBOX = OutboxWriter.create();
 
     private final ConnectionFactory connections;
     private final double rate;
@@ -65,15 +69,8 @@ public final class DemoProducer {
         String key = "order-" + (n % 32);
         byte[] payload = ("{\"orderId\":" + n + ",\"amount\":" + (n % 997) + ".50,\"currency\":\"EUR\"}")
                 .getBytes(StandardCharsets.UTF_8);
-        return Flux.from(c.createStatement(OutboxSql.LOCK_KEY).bind("$1", key).execute())
-                .flatMap(r -> r.map(row -> 1))
-                .thenMany(Flux.from(c.createStatement(OutboxSql.INSERT)
-                        .bindNull("$1", java.util.UUID.class).bind("$2", TOPIC).bind("$3", key)
-                        .bind("$4", "OrderPlaced").bind("$5", payload).bindNull("$6", String.class)
-                        .bindNull("$7", String.class).bind("$8", "demo-" + n).bindNull("$9", String.class)
-                        .execute()))
-                .flatMap(r -> r.map(row -> 1))
-                .then();
+        return OUTBOX.write(c, OutboxMessage.builder(TOPIC, "OrderPlaced").key(key).payload(payload)
+                .correlationId("demo-" + n).build()).then();
     }
 
     public synchronized void stop() {

@@ -46,7 +46,8 @@ class DispatcherPropertiesTest {
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
         assertThat(properties.retention()).isEqualTo(new Retention(Duration.ofDays(7), Duration.ofDays(30),
                 Duration.ofDays(7), Duration.ofDays(90)));
-        assertThat(properties.ingest()).isEqualTo(new Ingest(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L));
+        assertThat(properties.ingest()).isEqualTo(new Ingest(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
+                Duration.ofDays(7)));
         assertThat(properties.demo()).isEqualTo(new Demo(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
@@ -136,8 +137,10 @@ class DispatcherPropertiesTest {
     void otherBlocksNameTheProperty() {
         assertInvalid(() -> new Retention(Duration.ofDays(1), Duration.ZERO, null, null),
                 "dispatcher.retention.dead-lettered must be positive, but was 0s");
-        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 0, 10L),
+        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 0, 10L, Duration.ofDays(1)),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
+        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400)),
+                "dispatcher.ingest.max-delay must be between 1s and 365d, but was 400d");
         assertInvalid(() -> new Demo(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null),

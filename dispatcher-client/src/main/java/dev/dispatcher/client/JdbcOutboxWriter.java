@@ -1,0 +1,147 @@
+package dev.dispatcher.client;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Writes outbox rows on a JDBC connection the application already holds, inside its own transaction: the JDBC
+ * twin of {@link OutboxWriter}, with the same statements, the same key lock and the same validation. The business
+ * change and the message commit or roll back together; Dispatcher's relay publishes the row once it is committed.
+ *
+ * <pre>{@code
+ * JdbcOutboxWriter outbox = JdbcOutboxWriter.forSchema("dispatcher");
+ * try (Connection tx = dataSource.getConnection()) {
+ *     tx.setAutoCommit(false);
+ *     insertOrder(tx, order);
+ *     outbox.write(tx, OutboxMessage.builder("orders", "OrderPlaced").key(order.id()).jsonPayload(json).build());
+ *     tx.commit();
+ * }
+ * }</pre>
+ *
+ * <p>Needs nothing but JDBC and the PostgreSQL driver; with Spring's transactions (JdbcTemplate,
+ * {@code @Transactional}, JPA) use {@code dev.dispatcher.client.spring.SpringJdbcOutboxWriter}, which finds the
+ * transaction's connection itself.
+ *
+ * <p>Keyed messages first take the key's transaction-scoped writer lock ({@code pg_advisory_xact_lock}), so rows
+ * of one key commit in {@code seq} order; the lock is held until the transaction ends, so keep transactions that
+ * write keyed messages short. The writer never begins, commits or rolls back, and never closes the connection. In
+ * auto-commit mode each write commits on its own (the lock then covers only that statement), so atomicity with
+ * the business change needs a transaction.
+ *
+ * <p>Errors: a delivery time outside the allowed window is an {@code IllegalArgumentException} naming {@code
+ * deliverAt} or {@code delay}, thrown before anything is sent; a message id that already exists is an {@code
+ * SQLException} with SQLState {@code 23505}, which aborts the transaction (roll back). Thread-safe and stateless;
+ * a connection must not be used by two threads at once.
+ */
+public final class JdbcOutboxWriter {
+
+    private static final Pattern PARAMETER = Pattern.compile("\\$(\\d+)");
+    private static final Map<Class<?>, Integer> NULL_TYPES = Map.of(
+            UUID.class, Types.OTHER, String.class, Types.VARCHAR, byte[].class, Types.BINARY, Long.class, Types.BIGINT);
+
+    private final WriterSettings settings;
+    private final String insert;
+    private final String lockKey;
+
+    private JdbcOutboxWriter(WriterSettings settings) {
+        this.settings = settings;
+        this.insert = positional(settings.insert());
+        this.lockKey = positional(settings.lockKey());
+    }
+
+    /** A writer with unqualified table names: the connection's {@code search_path} finds Dispatcher's schema. */
+    public static JdbcOutboxWriter create() {
+        return new JdbcOutboxWriter(WriterSettings.unqualified());
+    }
+
+    /**
+     * A writer whose statements name {@code schema} explicitly ({@code dispatcher.schema} of the service).
+     *
+     * @throws IllegalArgumentException when {@code schema} is not an unquoted lower-case PostgreSQL identifier
+     */
+    public static JdbcOutboxWriter forSchema(String schema) {
+        return new JdbcOutboxWriter(WriterSettings.forSchema(schema));
+    }
+
+    /**
+     * This writer with another maximum delay for {@code deliverAt}/{@code delay} (default 7 days).
+     *
+     * @throws IllegalArgumentException when {@code maxDelay} is not positive
+     */
+    public JdbcOutboxWriter withMaxDelay(Duration maxDelay) {
+        return new JdbcOutboxWriter(settings.withMaxDelay(maxDelay));
+    }
+
+    /** This writer with another clock for turning a {@code deliverAt} into a delay (tests). */
+    public JdbcOutboxWriter withClock(Clock clock) {
+        return new JdbcOutboxWriter(settings.withClock(clock));
+    }
+
+    /**
+     * Writes {@code message} on {@code tx}, taking its key's writer lock first when it has a key; blocks while
+     * another transaction holds that lock.
+     *
+     * @param tx a connection inside the application's transaction
+     * @return the row as written; it becomes visible to the relay when {@code tx} commits
+     * @throws SQLException when the database refuses the write
+     */
+    public OutboxEntry write(Connection tx, OutboxMessage message) throws SQLException {
+        Objects.requireNonNull(tx, "tx");
+        Objects.requireNonNull(message, "message");
+        List<WriterSettings.Parameter> parameters = settings.insertParameters(message);
+        if (message.key() != null) {
+            try (PreparedStatement lock = tx.prepareStatement(lockKey)) {
+                lock.setString(1, message.key());
+                lock.executeQuery().close();
+            }
+        }
+        try (PreparedStatement statement = tx.prepareStatement(insert)) {
+            for (int i = 0; i < parameters.size(); i++) {
+                WriterSettings.Parameter p = parameters.get(i);
+                if (p.value() == null) {
+                    statement.setNull(i + 1, NULL_TYPES.get(p.type()));
+                } else {
+                    statement.setObject(i + 1, p.value());
+                }
+            }
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                return new OutboxEntry(row.getObject("id", UUID.class), row.getLong("seq"), row.getString("status"),
+                        row.getLong("version"), row.getObject("created_at", OffsetDateTime.class).toInstant(),
+                        row.getObject("visible_after", OffsetDateTime.class).toInstant());
+            }
+        }
+    }
+
+    /**
+     * {@code sql} with PostgreSQL's {@code $n} placeholders as JDBC's {@code ?}. The statements keep {@code $n}
+     * (R2DBC binds them directly); each parameter must appear once, in order, which holds for the two this writer
+     * uses and is checked here, so a statement changed otherwise fails when the writer is built, not when bound.
+     */
+    static String positional(String sql) {
+        Matcher m = PARAMETER.matcher(sql);
+        StringBuilder out = new StringBuilder();
+        int expected = 1;
+        while (m.find()) {
+            if (Integer.parseInt(m.group(1)) != expected) {
+                throw new IllegalStateException("parameter $" + m.group(1) + " found where $" + expected
+                        + " was expected: JDBC binds parameters by position, so each must appear once, in order");
+            }
+            expected++;
+            m.appendReplacement(out, "?");
+        }
+        return m.appendTail(out).toString();
+    }
+}

@@ -17,7 +17,7 @@ public final class OutboxSql {
      * have begun long before the write, and a delay counted from {@code now()}, the transaction's start, would make
      * the row visible early. Ingest adds it to {@code now()}: its transaction starts after the request computed the
      * delay, so {@code now()} is never early there, and a volatile {@code clock_timestamp()} in the insert's
-     * projection would move {@code nextval(seq)} out of the scan of the key-lock CTE (see {@link #INGEST_ONE}).
+     * projection would move {@code nextval(seq)} below the join with the key-lock CTE (see {@link #INGEST}).
      */
     static String visibleAfter(String clock, String delayMillisParameter) {
         return "coalesce(" + clock + " + " + delayMillisParameter + " * interval '1 millisecond', now())";
@@ -284,8 +284,7 @@ public final class OutboxSql {
     /**
      * Serialises writers of one key for the rest of their transaction, so a key's rows commit in {@code seq}
      * order (identity values are allocated at insert, not at commit). Parameter: {@code $1} the key. Taken by
-     * {@code OutboxWriter} before inserting a keyed row ({@link #INGEST_ONE} takes the same lock inside its insert,
-     * {@link #LOCK_KEYS} several at once); cheap, never blocks other keys.
+     * {@code OutboxWriter} before inserting a keyed row ({@link #INGEST} takes the same locks inside its insert); cheap, never blocks other keys.
      */
     public static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended($1, 7351))";
 
@@ -340,129 +339,103 @@ public final class OutboxSql {
     // ---- ingest and operator statements
 
     /**
-     * Takes the writer lock of every distinct key in {@code $1} (text array), in lock-id order, so two
-     * transactions writing overlapping key sets never deadlock on each other's advisory locks. The same lock as
-     * {@link #LOCK_KEY}. Index: none (advisory locks only); cheap, never blocks writers of other keys.
+     * The messages of an ingest statement, one row each with its position {@code ord} (1-based). Parameters
+     * (arrays of equal length, except {@code $5}): {@code $1} ids, {@code $2} topics, {@code $3} keys, {@code $4}
+     * event types, {@code $5} all payloads concatenated (one {@code bytea}: r2dbc-postgresql has no {@code bytea[]}
+     * codec, and this spares base64 both ways), {@code $6} each payload's 1-based start in {@code $5}, {@code $7}
+     * its length, {@code $8} content types (null: JSON), {@code $9} headers JSON text (null: empty), {@code $10}
+     * correlation ids, {@code $11} causation ids, {@code $12} delays in milliseconds (null: none; see {@code
+     * visibleAfter}).
      */
-    public static final String LOCK_KEYS = """
-            SELECT count(pg_advisory_xact_lock(l.lock_id))
-              FROM (SELECT DISTINCT hashtextextended(k, 7351) AS lock_id
-                      FROM unnest($1::text[]) AS k
-                     WHERE k IS NOT NULL
-                     ORDER BY 1) l
+    private static final String INGEST_INPUT = """
+            unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $6::int[], $7::int[], $8::text[], $9::text[],
+                   $10::text[], $11::text[], $12::bigint[]) WITH ORDINALITY
+                AS r(id, topic, message_key, event_type, payload_from, payload_length, content_type, headers,
+                     correlation_id, causation_id, delay_ms, ord)
             """;
 
-    /**
-     * Ingests one message in one autocommit round trip: takes its key's writer lock, then inserts the row unless
-     * its id exists. Parameters as {@link #INSERT}, except that {@code $1} is required. Returns the new row, or
-     * nothing when the id was taken, and the caller then reads the stored row with {@link #FIND_FOR_INGEST}. {@code
-     * $10} is the delay in milliseconds (null: none), as for {@link #INSERT}.
-     *
-     * <p>Key order: the lock ({@link #LOCK_KEY}'s, {@code hashtextextended(key, 7351)}) must be held before the
-     * identity value {@code seq} is allocated, or a writer could take a smaller seq and commit after a larger
-     * one. It is: {@code key_lock} calls a volatile function, so PostgreSQL never inlines it; the plan is a
-     * {@code CTE Scan} on it under the {@code Insert}, and the scan's projection, which computes the row and its
-     * {@code nextval(seq)}, runs on the row the CTE returned, after its filter and after the lock call that
-     * produced it (EXPLAIN VERBOSE on PostgreSQL 17.7, generic and custom plans). A null key takes no lock
-     * ({@code CASE} evaluates only the branch it picks, and folds to {@code true} in a custom plan); the CTE
-     * returns exactly one row either way. The lock is transaction-scoped, and an autocommit statement is its own
-     * transaction, so it is released by the commit that makes the row visible: a key's rows commit in seq order.
-     *
-     * <p>Index: the primary key decides a taken id; a concurrent insert of the same id waits for the other
-     * transaction and then does nothing (or inserts, if it rolled back), so a repeated id is never an error and
-     * never written twice. A taken id still consumes a seq value (a gap, as with any ON CONFLICT insert).
-     */
-    public static final String INGEST_ONE = """
-            WITH key_lock AS (
-                SELECT CASE WHEN $3::text IS NULL THEN true
-                            ELSE pg_advisory_xact_lock(hashtextextended($3::text, 7351)) IS NOT NULL END AS held
-            )
-            INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
-                                        correlation_id, causation_id, visible_after)
-            SELECT $1::uuid, $2, $3, $4, $5, coalesce($6, 'application/json'), coalesce($7::jsonb, '{}'::jsonb),
-                   $8, $9, %s
-              FROM key_lock
-             WHERE key_lock.held
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id, seq, status, version, created_at
-            """.formatted(visibleAfter("now()", "$10::bigint"));
+    /** Whether stored row {@code o} holds the same message as input {@code r}; the delivery time is not compared. */
+    private static final String SAME_CONTENT = """
+            (o.topic = r.topic AND o.message_key IS NOT DISTINCT FROM r.message_key AND o.event_type = r.event_type
+             AND o.payload = substring($5::bytea FROM r.payload_from FOR r.payload_length)
+             AND o.content_type = coalesce(r.content_type, 'application/json')
+             AND o.headers = coalesce(r.headers::jsonb, '{}'::jsonb)
+             AND o.correlation_id IS NOT DISTINCT FROM r.correlation_id
+             AND o.causation_id IS NOT DISTINCT FROM r.causation_id)""";
 
     /**
-     * Reads a stored row for an ingest whose id was taken, and whether its content equals the request's;
-     * parameters as {@link #INSERT}. Index: the primary key. Runs after {@link #INGEST_ONE} as a new statement,
-     * so under READ COMMITTED it sees the row a concurrent ingest committed while the insert waited on it.
+     * Ingests a group of messages (one HTTP request's, or several requests' coalesced by the ingest writer) in one
+     * autocommit round trip; parameters as {@code INGEST_INPUT} above. Returns one row per message it wrote
+     * ({@code ord} null, {@code written} true) and one row per input whose id already existed when the statement
+     * began ({@code ord} set, {@code written} false, {@code same_content}). An input with neither (its id was
+     * being inserted by a concurrent transaction, or appears twice in the input) is read afterwards with {@link
+     * #FIND_FOR_INGEST}, as a new statement that sees what that transaction committed.
+     *
+     * <p>Key order: the writer locks of all the input's keys ({@link #LOCK_KEY}'s lock, taken in lock-id order so
+     * two writers of overlapping key sets never deadlock) are held before any row takes its {@code seq}, and until
+     * the commit that makes the rows visible, so a key's rows commit in seq order across all writers. {@code
+     * key_lock} calls a volatile function, so PostgreSQL never inlines it, and it aggregates all the lock calls
+     * into its one row; the insert's rows, {@code nextval(seq)} included, are computed above the join with that
+     * row, so after every lock was granted (SchemaIT checks the plan). Within the statement rows take their seqs
+     * in {@code ord} order, so a key's messages keep the order of the request, and of requests in the group.
+     *
+     * <p>Index: the primary key, one probe per input for {@code existing} and one per inserted row. A repeated id
+     * is never an error and never written twice: {@code existing} skips ids committed before the statement
+     * began without taking a seq (so a replayed request writes nothing and commits nothing), and {@code ON
+     * CONFLICT (id) DO NOTHING} waits for a concurrent inserter of the same id and then does nothing (or inserts,
+     * if it rolled back). The deferred trigger (migration V2) sends at most one NOTIFY at commit.
+     */
+    public static final String INGEST = """
+            WITH input AS MATERIALIZED (
+                SELECT * FROM %1$s
+            ),
+            key_lock AS (
+                SELECT count(pg_advisory_xact_lock(l.lock_id)) >= 0 AS held
+                  FROM (SELECT DISTINCT hashtextextended(i.message_key, 7351) AS lock_id
+                          FROM input i
+                         WHERE i.message_key IS NOT NULL
+                         ORDER BY 1) l
+            ),
+            existing AS MATERIALIZED (
+                SELECT r.ord, o.id, o.seq, o.status, o.version, o.created_at, %2$s AS same_content
+                  FROM input r
+                  JOIN outbox_message o ON o.id = r.id
+            ),
+            written AS (
+                INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
+                                            correlation_id, causation_id, visible_after)
+                SELECT r.id, r.topic, r.message_key, r.event_type,
+                       substring($5::bytea FROM r.payload_from FOR r.payload_length),
+                       coalesce(r.content_type, 'application/json'), coalesce(r.headers::jsonb, '{}'::jsonb),
+                       r.correlation_id, r.causation_id, %3$s
+                  FROM input r
+                  CROSS JOIN key_lock k
+                 WHERE k.held
+                   AND NOT EXISTS (SELECT 1 FROM existing e WHERE e.id = r.id)
+                 ORDER BY r.ord
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id, seq, status, version, created_at
+            )
+            SELECT NULL::bigint AS ord, w.id, w.seq, w.status, w.version, w.created_at, true AS written,
+                   true AS same_content
+              FROM written w
+            UNION ALL
+            SELECT e.ord, e.id, e.seq, e.status, e.version, e.created_at, false, e.same_content
+              FROM existing e
+            """.formatted(INGEST_INPUT, SAME_CONTENT, visibleAfter("now()", "r.delay_ms"));
+
+    /**
+     * Reads the stored rows of ingest inputs that {@link #INGEST} neither wrote nor found, and whether each one's
+     * content equals the input's; parameters as {@link #INGEST}. Returns {@code ord} and the row for every input
+     * whose id exists. Index: the primary key, one probe per input. A new statement, so under READ COMMITTED it
+     * sees rows a concurrent ingest committed while {@link #INGEST} waited on them, and rows an earlier occurrence
+     * of the same id in the group wrote.
      */
     public static final String FIND_FOR_INGEST = """
-            SELECT id, seq, status, version, created_at,
-                   (topic = $2 AND message_key IS NOT DISTINCT FROM $3 AND event_type = $4 AND payload = $5
-                    AND content_type = coalesce($6, 'application/json')
-                    AND headers = coalesce($7::jsonb, '{}'::jsonb)
-                    AND correlation_id IS NOT DISTINCT FROM $8 AND causation_id IS NOT DISTINCT FROM $9)
-                       AS same_content
-              FROM outbox_message
-             WHERE id = $1::uuid
-            """;
-
-    /**
-     * The messages of a batch ingest, one row each with its position {@code ord} (1-based). Parameters (arrays of
-     * equal length, except {@code $5}): {@code $1} ids, {@code $2} topics, {@code $3} keys, {@code $4} event types,
-     * {@code $5} all payloads concatenated (one {@code bytea}: r2dbc-postgresql has no {@code bytea[]} codec, and
-     * this spares base64 both ways), {@code $6} each payload's 1-based start in {@code $5}, {@code $7} its length,
-     * {@code $8} content types (null: JSON), {@code $9} headers JSON text (null: empty), {@code $10} correlation
-     * ids, {@code $11} causation ids.
-     */
-    private static final String BATCH_INPUT = """
-            unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $6::int[], $7::int[], $8::text[], $9::text[],
-                   $10::text[], $11::text[]) WITH ORDINALITY
-                AS r(id, topic, message_key, event_type, payload_from, payload_length, content_type, headers,
-                     correlation_id, causation_id, ord)
-            """;
-
-    /**
-     * Inserts the messages of a batch ingest in request order, skipping ids that exist; parameters as {@code
-     * BATCH_INPUT} above, and {@code $12} each message's delay in milliseconds (bigint array, null: none; see
-     * {@code visibleAfter}). Returns the rows written; an input id not returned was taken (before, or earlier in
-     * this batch), and the caller reads those with {@link #FIND_BATCH_FOR_INGEST}. The caller holds the writer
-     * locks of every key of the batch first ({@link #LOCK_KEYS}, same transaction), so a key's rows commit in
-     * seq order; rows are inserted, and take their seq, in {@code ord} order, so a key's rows within the batch
-     * keep the request's order.
-     *
-     * <p>Index: the primary key decides a taken id, as for {@link #INGEST_ONE}: a concurrent insert of the same
-     * id waits for the other transaction, then does nothing. The statement trigger sends one NOTIFY.
-     */
-    public static final String INGEST_BATCH = """
-            INSERT INTO outbox_message (id, topic, message_key, event_type, payload, content_type, headers,
-                                        correlation_id, causation_id, visible_after)
-            SELECT r.id, r.topic, r.message_key, r.event_type,
-                   substring($5::bytea FROM r.payload_from FOR r.payload_length),
-                   coalesce(r.content_type, 'application/json'), coalesce(r.headers::jsonb, '{}'::jsonb),
-                   r.correlation_id, r.causation_id, %s
-              FROM %s
-             ORDER BY r.ord
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id, seq, status, version, created_at
-            """.formatted(visibleAfter("now()", "($12::bigint[])[r.ord]"), BATCH_INPUT);
-
-    /**
-     * Reads the stored rows of batch messages whose ids were taken, and whether each one's content equals the
-     * request's; parameters as {@link #INGEST_BATCH}. Returns {@code ord} and the row for every input whose id
-     * exists. Index: the primary key, one probe per input. Runs in the batch's transaction after {@link
-     * #INGEST_BATCH}, as a new statement, so it sees rows a concurrent ingest committed while the insert waited,
-     * and rows this batch wrote for an earlier occurrence of the same id.
-     */
-    public static final String FIND_BATCH_FOR_INGEST = """
-            SELECT r.ord, o.id, o.seq, o.status, o.version, o.created_at,
-                   (o.topic = r.topic AND o.message_key IS NOT DISTINCT FROM r.message_key
-                    AND o.event_type = r.event_type
-                    AND o.payload = substring($5::bytea FROM r.payload_from FOR r.payload_length)
-                    AND o.content_type = coalesce(r.content_type, 'application/json')
-                    AND o.headers = coalesce(r.headers::jsonb, '{}'::jsonb)
-                    AND o.correlation_id IS NOT DISTINCT FROM r.correlation_id
-                    AND o.causation_id IS NOT DISTINCT FROM r.causation_id)
-                       AS same_content
-              FROM %s
+            SELECT r.ord, o.id, o.seq, o.status, o.version, o.created_at, %2$s AS same_content
+              FROM %1$s
               JOIN outbox_message o ON o.id = r.id
-            """.formatted(BATCH_INPUT);
+            """.formatted(INGEST_INPUT, SAME_CONTENT);
 
     /** Every column an operator sees, headers as JSON text. */
     private static final String ENTRY_COLUMNS = """

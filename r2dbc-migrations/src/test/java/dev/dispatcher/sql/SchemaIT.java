@@ -163,38 +163,51 @@ class SchemaIT {
     }
 
     @Test
-    void ingestOneTakesTheKeyLockBeforeItsRowTakesASeq() throws SQLException {
-        String schema = postgres.createSchema("ingest_one");
+    void ingestTakesEveryKeyLockBeforeAnyRowTakesASeq() throws SQLException {
+        String schema = postgres.createSchema("ingest");
         try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
             s.execute("SET search_path TO " + schema);
-            s.execute("PREPARE ingest_one(uuid, text, text, text, bytea, text, text, text, text, bigint) AS "
-                    + OutboxSql.INGEST_ONE);
+            s.execute("PREPARE ingest(uuid[], text[], text[], text[], bytea, int[], int[], text[], text[], text[],"
+                    + " text[], bigint[]) AS " + OutboxSql.INGEST);
             for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
                 s.execute("SET plan_cache_mode = " + mode);
-                for (String key : List.of("'k'", "NULL")) {
+                for (String keys : List.of("ARRAY['k', 'j']", "ARRAY[NULL, NULL]::text[]")) {
                     StringBuilder plan = new StringBuilder();
-                    try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest_one("
-                            + "gen_random_uuid(), 't', " + key + ", 'T', '\\x01', NULL, NULL, NULL, NULL, NULL)")) {
+                    try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest("
+                            + "ARRAY[gen_random_uuid(), gen_random_uuid()], ARRAY['t', 't'], " + keys + ","
+                            + " ARRAY['T', 'T'], '\\x0102', ARRAY[1, 2], ARRAY[1, 1], ARRAY[NULL, NULL]::text[],"
+                            + " ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[],"
+                            + " ARRAY[NULL, 1000]::bigint[])")) {
                         while (rows.next()) {
                             plan.append(rows.getString(1)).append('\n');
                         }
                     }
                     String text = plan.toString();
-                    // the CTE is materialised (its volatile lock call keeps it from being inlined), and the row,
-                    // nextval included, is computed on the scan of the row it returned
-                    int cte = text.indexOf("CTE key_lock");
-                    int scan = text.indexOf("CTE Scan on key_lock");
-                    assertThat(cte).as(mode + ", key " + key + ":\n" + text).isNotNegative();
-                    assertThat(scan).as(mode + ", key " + key + ":\n" + text).isGreaterThan(cte);
-                    assertThat(text.indexOf("nextval(")).as(mode + ", key " + key + ":\n" + text)
-                            .isGreaterThan(scan);
-                    if (key.equals("'k'")) {
-                        assertThat(text.indexOf("pg_advisory_xact_lock(")).as(mode + ":\n" + text)
-                                .isGreaterThan(cte).isLessThan(scan);
-                    }
+                    String context = mode + ", keys " + keys + ":\n" + text;
+                    // the lock calls are aggregated inside their CTE (not inlined: they are volatile) ...
+                    int lockCte = text.indexOf("CTE key_lock");
+                    assertThat(text.indexOf("pg_advisory_xact_lock(")).as(context).isGreaterThan(lockCte);
+                    // ... and the inserted rows, nextval included, are computed above the join with its row, so
+                    // no row has a seq before every lock is held
+                    int insert = text.indexOf("Insert on");
+                    int nextval = text.indexOf("nextval(");
+                    int lockScan = text.indexOf("CTE Scan on key_lock");
+                    assertThat(insert).as(context).isGreaterThan(lockCte);
+                    assertThat(nextval).as(context).isGreaterThan(insert).isLessThan(lockScan);
+                    assertThat(indentation(text, nextval)).as(context).isLessThan(indentation(text, lockScan));
                 }
             }
         }
+    }
+
+    /** Leading spaces of the plan line holding {@code position}. */
+    private static int indentation(String plan, int position) {
+        int lineStart = plan.lastIndexOf('\n', position) + 1;
+        int i = lineStart;
+        while (i < plan.length() && (plan.charAt(i) == ' ' || plan.charAt(i) == '-' || plan.charAt(i) == '>')) {
+            i++;
+        }
+        return i - lineStart;
     }
 
     private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {

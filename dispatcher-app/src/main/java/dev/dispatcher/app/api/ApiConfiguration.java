@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.store.IngestStore;
 import dev.dispatcher.app.store.OutboxStore;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
@@ -29,11 +30,12 @@ class ApiConfiguration {
     }
 
     @Bean
-    IngestStore ingestStore(ConnectionFactory connectionFactory) {
-        return new IngestStore(connectionFactory);
+    IngestWriter ingestWriter(ConnectionFactory connectionFactory, DispatcherProperties properties) {
+        return new IngestWriter(IngestStore.r2dbc(connectionFactory), properties.ingest().writers(),
+                properties.ingest().timeout());
     }
 
-    @Bean
+    @Bean(initMethod = "start", destroyMethod = "stop")
     BacklogGuard backlogGuard(OutboxStore outboxStore, DispatcherProperties properties) {
         return new BacklogGuard(outboxStore::backlog, properties.ingest().maxBacklog());
     }

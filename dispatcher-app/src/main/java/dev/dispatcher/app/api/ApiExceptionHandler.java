@@ -1,5 +1,7 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.store.DatabaseFailures;
+import dev.dispatcher.app.store.IngestStore;
 import java.net.URI;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,13 +22,16 @@ import reactor.core.publisher.Mono;
 /**
  * Renders every error of annotated handlers as {@code application/problem+json}: {@link ApiProblem}s as they
  * are, WebFlux's own (415 wrong media type, 405, 406, 400 for unreadable parameters, also when raised while
- * mapping the request) through Spring's {@link ResponseEntityExceptionHandler}, anything else as a 500 without
- * internals (logged here, once).
+ * mapping the request) through Spring's {@link ResponseEntityExceptionHandler}, database failures the caller can
+ * retry (timeouts, an unavailable database) as a 503 with {@code Retry-After}, anything else as a 500 without
+ * internals. Both are logged here at WARN, once, with the request's id, which the 500 problem carries too.
  */
 @RestControllerAdvice
 final class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+    /** Retry-After of a 503 for a database that timed out or is unavailable. */
+    static final int RETRY_AFTER_SECONDS = 2;
 
     /** WebFlux's own problems (415 without a Content-Type, for one) may lack a detail: name the problem. */
     @Override
@@ -57,17 +62,45 @@ final class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return Mono.just(problem.toResponse());
     }
 
+    /** Deleted by retention while the ingest ran: extremely rare, and not a success. */
+    @ExceptionHandler(IngestStore.RowRemovedException.class)
+    Mono<ResponseEntity<ProblemDetail>> removed(IngestStore.RowRemovedException removed) {
+        return Mono.just(ApiProblem.conflict("id-conflict", removed.getMessage())
+                .with("id", removed.id().toString()).toResponse());
+    }
+
     @ExceptionHandler(Exception.class)
     Mono<ResponseEntity<Object>> unexpected(Exception error, ServerWebExchange exchange) {
         if (error instanceof ErrorResponse known) {
             return Mono.just(ResponseEntity.status(known.getStatusCode()).headers(known.getHeaders())
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(known.getBody()));
         }
-        log.error("{} {} failed", exchange.getRequest().getMethod(), exchange.getRequest().getPath(), error);
+        String request = exchange.getRequest().getId() + " " + exchange.getRequest().getMethod() + " "
+                + exchange.getRequest().getPath();
+        ApiProblem unavailable = switch (DatabaseFailures.classify(error)) {
+            case TIMEOUT -> ApiProblem.unavailable("database-timeout", "the database did not answer in time (a"
+                    + " statement, lock or connection wait ran out); nothing was written, retry later",
+                    RETRY_AFTER_SECONDS);
+            case UNAVAILABLE -> ApiProblem.unavailable("database-unavailable", "the database is unavailable; a"
+                    + " write whose connection was lost while it committed may have been applied, so repeat it with"
+                    + " the same id", RETRY_AFTER_SECONDS);
+            case CONFLICT -> ApiProblem.unavailable("database-conflict", "the request lost a race with another"
+                    + " transaction; nothing was written, retry", RETRY_AFTER_SECONDS);
+            case INTEGRITY, PERMANENT -> null;
+        };
+        if (unavailable != null) {
+            log.warn("request {} answered 503 ({}): {}", request, unavailable.getMessage(), error.toString());
+            return Mono.just(ResponseEntity.status(unavailable.status()).headers(unavailable.toResponse().getHeaders())
+                    .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(unavailable.toProblemDetail()));
+        }
+        log.warn("request {} failed unexpectedly and answered 500; it may or may not have been applied", request,
+                error);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
-                "the request failed on the server; it may or may not have been applied, see the logs");
+                "the request failed on the server; it may or may not have been applied, see the logs (request "
+                        + exchange.getRequest().getId() + ")");
         problem.setType(URI.create(ApiProblem.TYPE_BASE + "internal-error"));
         problem.setTitle(HttpStatus.INTERNAL_SERVER_ERROR.getReasonPhrase());
+        problem.setProperty("requestId", exchange.getRequest().getId());
         return Mono.just(ResponseEntity.internalServerError().contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem));
     }

@@ -72,6 +72,13 @@ final class ApiProblem extends RuntimeException {
         return problem.with("backlog", backlog);
     }
 
+    /** 503 with {@code Retry-After}: the service cannot take the request now. */
+    static ApiProblem unavailable(String type, String detail, int retryAfterSeconds) {
+        ApiProblem problem = new ApiProblem(HttpStatus.SERVICE_UNAVAILABLE, type, null, detail);
+        problem.headers.set(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfterSeconds));
+        return problem;
+    }
+
     ApiProblem with(String name, Object value) {
         properties.put(name, value);
         return this;

@@ -3,32 +3,54 @@ package dev.dispatcher.app.api;
 import dev.dispatcher.app.store.Backlog;
 import java.time.Duration;
 import java.util.function.Supplier;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Refuses ingest with {@code 429} while the outbox backlog is at {@code dispatcher.ingest.max-backlog}. The
- * backlog count is cached for {@link #CACHE_FOR}, so ingest costs one count per second, not one per request; a
- * failed count is not cached. Thread-safe.
+ * Refuses ingest with {@code 429} while the outbox backlog is at {@code dispatcher.ingest.max-backlog}.
+ *
+ * <p>The backlog is counted in the background every {@link #REFRESH_EVERY}, and a request reads the last count:
+ * it never waits for one. (A cache that counted on the first request after it expired held every request that
+ * arrived meanwhile for the count, which grows with the backlog.) A failed count keeps the last one; before the
+ * first count, ingest is allowed. Thread-safe.
  */
 final class BacklogGuard {
 
-    static final Duration CACHE_FOR = Duration.ofSeconds(1);
+    static final Duration REFRESH_EVERY = Duration.ofSeconds(1);
     /** Long enough for the relay to drain a good part of a full backlog; short enough to resume soon. */
     static final int RETRY_AFTER_SECONDS = 2;
 
+    private final Supplier<Mono<Backlog>> backlog;
     private final long maxBacklog;
-    private final Mono<Long> cachedBacklog;
+    /** Written by the refresh subscription only. */
+    private volatile long lastTotal;
+    private Disposable refreshing;
 
     BacklogGuard(Supplier<Mono<Backlog>> backlog, long maxBacklog) {
+        this.backlog = backlog;
         this.maxBacklog = maxBacklog;
-        this.cachedBacklog = Mono.defer(backlog).map(Backlog::total)
-                .cache(value -> CACHE_FOR, error -> Duration.ZERO, () -> Duration.ZERO);
+    }
+
+    synchronized void start() {
+        if (refreshing == null) {
+            refreshing = Flux.interval(Duration.ZERO, REFRESH_EVERY).onBackpressureDrop()
+                    .concatMap(tick -> Mono.defer(backlog).map(Backlog::total).onErrorResume(e -> Mono.empty()))
+                    .subscribe(total -> lastTotal = total);
+        }
+    }
+
+    synchronized void stop() {
+        if (refreshing != null) {
+            refreshing.dispose();
+            refreshing = null;
+        }
     }
 
     /** Completes empty when there is room, fails with a 429 problem otherwise. */
     Mono<Void> check() {
-        return cachedBacklog.flatMap(total -> total >= maxBacklog
-                ? Mono.error(ApiProblem.backlogFull(total, maxBacklog, RETRY_AFTER_SECONDS))
-                : Mono.empty());
+        long total = lastTotal;
+        return total >= maxBacklog ? Mono.error(ApiProblem.backlogFull(total, maxBacklog, RETRY_AFTER_SECONDS))
+                : Mono.empty();
     }
 }

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.store.IngestMessage;
 import dev.dispatcher.domain.DeliveryTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.store.IngestResult;
 import dev.dispatcher.domain.MessageStatus;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -39,12 +40,12 @@ final class MessagesController {
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
     private final IngestRequestParser parser;
-    private final IngestStore ingest;
+    private final IngestWriter ingest;
     private final BacklogGuard backlog;
     private final OperatorStore operator;
     private final IngestLimits limits;
 
-    MessagesController(IngestRequestParser parser, IngestStore ingest, BacklogGuard backlog, OperatorStore operator,
+    MessagesController(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, OperatorStore operator,
             IngestLimits limits) {
         this.parser = parser;
         this.ingest = ingest;
@@ -55,18 +56,35 @@ final class MessagesController {
 
     // ---- ingest
 
+    /** The stored row an ingest answers with. */
+    record EntryResponse(String id, String status, long seq, long version, String createdAt) {
+
+        static EntryResponse of(IngestResult.StoredEntry entry) {
+            return new EntryResponse(entry.id().toString(), entry.status(), entry.seq(), entry.version(),
+                    entry.createdAt() == null ? null : entry.createdAt().toString());
+        }
+    }
+
+    /** One item of a batch ingest's answer. */
+    record BatchItemResponse(int index, String id, String result, String status) {
+    }
+
+    /** A batch ingest's answer: one item per message, in request order. */
+    record BatchResponse(List<BatchItemResponse> results) {
+    }
+
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE)
-    Mono<ResponseEntity<Map<String, Object>>> ingest(ServerWebExchange exchange) {
+    Mono<ResponseEntity<EntryResponse>> ingest(ServerWebExchange exchange) {
         return RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
                 .map(parser::parseOne)
-                .flatMap(message -> backlog.check().then(ingest.writeOne(message)))
-                .map(result -> switch (result) {
+                .flatMap(message -> backlog.check().then(ingest.write(List.of(message))))
+                .map(results -> switch (results.get(0)) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
                             .location(URI.create("/v1/messages/" + accepted.entry().id()))
-                            .body(entryJson(accepted.entry()));
+                            .body(EntryResponse.of(accepted.entry()));
                     case IngestResult.Duplicate duplicate -> ResponseEntity.ok()
                             .eTag(Long.toString(duplicate.entry().version()))
-                            .body(entryJson(duplicate.entry()));
+                            .body(EntryResponse.of(duplicate.entry()));
                     case IngestResult.Conflict conflict -> throw ApiProblem.conflict("id-conflict", "message "
                                     + conflict.entry().id() + " exists with different content; nothing was written")
                             .with("id", conflict.entry().id().toString())
@@ -75,37 +93,22 @@ final class MessagesController {
     }
 
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE)
-    Mono<ResponseEntity<Map<String, Object>>> ingestBatch(ServerWebExchange exchange) {
+    Mono<ResponseEntity<BatchResponse>> ingestBatch(ServerWebExchange exchange) {
         return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
                 .map(parser::parseBatch)
-                .flatMap(messages -> backlog.check().then(ingest.writeBatch(messages)))
+                .flatMap(messages -> backlog.check().then(ingest.write(messages)))
                 .map(results -> {
-                    List<Map<String, Object>> items = new ArrayList<>(results.size());
+                    List<BatchItemResponse> items = new ArrayList<>(results.size());
                     for (int i = 0; i < results.size(); i++) {
                         IngestResult result = results.get(i);
-                        Map<String, Object> item = new LinkedHashMap<>();
-                        item.put("index", i);
-                        item.put("id", result.entry().id().toString());
-                        item.put("result", switch (result) {
+                        items.add(new BatchItemResponse(i, result.entry().id().toString(), switch (result) {
                             case IngestResult.Accepted a -> "accepted";
                             case IngestResult.Duplicate d -> "duplicate";
                             case IngestResult.Conflict c -> "conflict";
-                        });
-                        item.put("status", result.entry().status());
-                        items.add(item);
+                        }, result.entry().status()));
                     }
-                    return ResponseEntity.status(HttpStatus.ACCEPTED).body(Map.of("results", items));
+                    return ResponseEntity.status(HttpStatus.ACCEPTED).body(new BatchResponse(items));
                 });
-    }
-
-    private static Map<String, Object> entryJson(IngestResult.StoredEntry entry) {
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("id", entry.id().toString());
-        json.put("status", entry.status());
-        json.put("seq", entry.seq());
-        json.put("version", entry.version());
-        json.put("createdAt", entry.createdAt() == null ? null : entry.createdAt().toString());
-        return json;
     }
 
     // ---- operator

@@ -10,6 +10,8 @@ import dev.dispatcher.app.DispatcherApplication;
 import dev.dispatcher.app.DispatcherTestProperties;
 import dev.dispatcher.testkit.TestServers;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,6 +53,7 @@ abstract class ApiTestSupport {
     static final long MAX_PAYLOAD = 16 * 1024;
     static final int MAX_BATCH = 5;
     static final long MAX_BACKLOG = 300;
+    static final Duration LOCK_TIMEOUT = Duration.ofSeconds(3);
     static final KeyPair JWT_KEYS = rsaKeys();
     static final Path JWT_PUBLIC_KEY = publicKeyFile();
 
@@ -66,6 +69,8 @@ abstract class ApiTestSupport {
         registry.add("dispatcher.ingest.max-payload-size", () -> MAX_PAYLOAD + "B");
         registry.add("dispatcher.ingest.max-batch-size", () -> MAX_BATCH);
         registry.add("dispatcher.ingest.max-backlog", () -> MAX_BACKLOG);
+        // short enough for IngestFaultsIT to see a lock wait run out, long enough for every deliberate race
+        registry.add("spring.r2dbc.properties.lockWaitTimeout", () -> LOCK_TIMEOUT.toMillis() + "ms");
         user(registry, 0, "producer", "PRODUCER");
         user(registry, 1, "operator", "OPERATOR");
         user(registry, 2, "operator2", "OPERATOR");
@@ -199,6 +204,27 @@ abstract class ApiTestSupport {
                 + " CASE WHEN ? = 'DEAD_LETTERED' THEN now() END, CASE WHEN ? = 'DELIVERED' THEN now() END)",
                 id, topic, key, status, lastError, status, status);
         return id;
+    }
+
+    /**
+     * Sends a whole ingest request as the producer on a raw socket and closes it after {@code afterMillis},
+     * never reading the answer: a client that goes away mid-request.
+     */
+    void sendAndHangUp(String body, int afterMillis) throws IOException, InterruptedException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        String head = "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Authorization: Basic " + Base64.getEncoder().encodeToString(
+                        "producer:producer-pw".getBytes(StandardCharsets.UTF_8))
+                + "\r\nContent-Length: " + bytes.length + "\r\n\r\n";
+        try (Socket socket = new Socket("localhost", port)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            out.write(bytes);
+            out.flush();
+            if (afterMillis > 0) {
+                Thread.sleep(afterMillis);
+            }
+        }
     }
 
     static String uniqueTopic(String prefix) {

@@ -205,7 +205,7 @@ class IngestApiIT extends ApiTestSupport {
         execute("INSERT INTO outbox_message (topic, event_type, payload, visible_after) SELECT ?, 'Filler',"
                 + " '{}'::bytea, now() + interval '1 hour' FROM generate_series(1, ?)", topic, MAX_BACKLOG - live + 1);
         try {
-            Thread.sleep(BacklogGuard.CACHE_FOR.toMillis() + 200);
+            Thread.sleep(BacklogGuard.REFRESH_EVERY.toMillis() + 200);
             long rows = outboxRows();
             producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(item(UUID.randomUUID(), topic, null, "1"))
@@ -217,7 +217,7 @@ class IngestApiIT extends ApiTestSupport {
             assertThat(outboxRows()).isEqualTo(rows);
         } finally {
             execute("DELETE FROM outbox_message WHERE topic = ?", topic);
-            Thread.sleep(BacklogGuard.CACHE_FOR.toMillis() + 200);
+            Thread.sleep(BacklogGuard.REFRESH_EVERY.toMillis() + 200);
         }
         producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(item(UUID.randomUUID(), uniqueTopic("after"), null, "1"))

@@ -154,11 +154,14 @@ class IngestConcurrencyIT extends ApiTestSupport {
                 + "pg_get_serial_sequence('outbox_message', 'seq')::regclass), 0)");
     }
 
-    /** Waits until an insert into outbox_message is blocked by backend {@code pid}. */
-    private static void awaitBlockedBy(int pid) throws InterruptedException {
+    /**
+     * Waits until the ingest statement is blocked by backend {@code pid} (the only statement of the service that
+     * can wait for the lock or row it holds; pg_stat_activity keeps only the first kilobyte of its text).
+     */
+    static void awaitBlockedBy(int pid) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (count("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
-                + " AND query LIKE '%INSERT INTO outbox_message%'", pid) == 0) {
+                + " AND query LIKE 'WITH input AS MATERIALIZED%'", pid) == 0) {
             assertThat(System.nanoTime()).as("an ingest blocked by backend " + pid).isLessThan(deadline);
             Thread.sleep(10);
         }

@@ -47,7 +47,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.retention()).isEqualTo(new Retention(Duration.ofDays(7), Duration.ofDays(30),
                 Duration.ofDays(7), Duration.ofDays(90)));
         assertThat(properties.ingest()).isEqualTo(new Ingest(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
-                Duration.ofDays(7)));
+                Duration.ofDays(7), 4, Duration.ofSeconds(10)));
         assertThat(properties.demo()).isEqualTo(new Demo(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
@@ -137,10 +137,14 @@ class DispatcherPropertiesTest {
     void otherBlocksNameTheProperty() {
         assertInvalid(() -> new Retention(Duration.ofDays(1), Duration.ZERO, null, null),
                 "dispatcher.retention.dead-lettered must be positive, but was 0s");
-        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 0, 10L, Duration.ofDays(1)),
+        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 0, 10L, Duration.ofDays(1), null, null),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400)),
+        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null),
                 "dispatcher.ingest.max-delay must be between 1s and 365d, but was 400d");
+        assertInvalid(() -> new Ingest(null, null, null, null, 0, null),
+                "dispatcher.ingest.writers must be between 1 and 64, but was 0");
+        assertInvalid(() -> new Ingest(null, null, null, null, null, Duration.ofMillis(10)),
+                "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
         assertInvalid(() -> new Demo(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null),

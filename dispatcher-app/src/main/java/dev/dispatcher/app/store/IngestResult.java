@@ -1,12 +1,10 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.store;
 
 import java.time.Instant;
 import java.util.UUID;
 
-/**
- * What an ingest did with one message; consumed with an exhaustive {@code switch}.
- */
-sealed interface IngestResult {
+/** What an ingest did with one message; consumed with an exhaustive {@code switch}. */
+public sealed interface IngestResult {
 
     /** The stored row this result is about. */
     StoredEntry entry();

@@ -1,4 +1,4 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.store;
 
 import java.util.UUID;
 
@@ -6,12 +6,13 @@ import java.util.UUID;
  * One validated ingest item, ready to insert: every text is within its limit and free of NUL, the payload is the
  * stored bytes (compact JSON, or decoded base64).
  *
- * @param id the client's id, or one generated for this request
- * @param clientId whether the client chose {@code id} (only then can a repeat be recognised)
+ * @param id the client's id, or one generated for this request (generated before the write, so a write repeated
+ *     after an ambiguous failure finds its own row instead of inserting a second one)
+ * @param clientId whether the client chose {@code id} (only then can a later request repeat it)
  * @param headersJson the headers as a JSON object text, or {@code null} for none
  * @param delayMillis how long after the insert the relay may publish it, in milliseconds, or {@code null} for at
  *     once (from {@code deliverAt}/{@code delay}; the database adds it to its own clock)
  */
-record IngestMessage(UUID id, boolean clientId, String topic, String key, String type, byte[] payload,
+public record IngestMessage(UUID id, boolean clientId, String topic, String key, String type, byte[] payload,
         String contentType, String headersJson, String correlationId, String causationId, Long delayMillis) {
 }

@@ -1,0 +1,226 @@
+package dev.dispatcher.app.api;
+
+import dev.dispatcher.app.store.DatabaseFailures;
+import dev.dispatcher.app.store.IngestMessage;
+import dev.dispatcher.app.store.IngestResult;
+import dev.dispatcher.app.store.IngestStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.retry.Retry;
+
+/**
+ * Writes ingest requests through a fixed set of lanes, each with at most one statement in flight: requests that
+ * arrive while their lane is writing wait, and its next statement writes all of them together (group commit).
+ * Under load a statement carries many requests, so the database does one round trip, one plan and one commit for
+ * all of them instead of one each; alone, a request is written at once.
+ *
+ * <p>Why lanes: one statement per request held a pooled connection for a round trip and a commit each, and
+ * requests queued for the pool's connections; and every writer of a key waits for the key's writer lock, held
+ * until commit. A key's single-message requests always go to the same lane, so they never wait for each other's
+ * locks; requests with several keys share one lane of their own (their statements would wait for each other's
+ * key locks anyway, so fewer, larger statements are better).
+ *
+ * <p>A request waits at most {@code timeout} for its lane; one still waiting then is answered {@code 503}
+ * without being written, and one whose client went away before its turn is dropped unwritten. Once a statement
+ * is sent, its outcome is the server's: a statement the server refuses ({@code statement_timeout},
+ * {@code lock_timeout}) wrote nothing. A statement whose connection was lost is repeated (at most twice): ids are
+ * fixed before the first attempt, so a repeat finds rows the lost attempt committed instead of writing them again.
+ * A client that disconnects never cancels a statement: lanes, not requests, own the database calls.
+ *
+ * <p>Thread-safe: {@link #write} may be called from any thread; each lane's queue is drained by one thread at a
+ * time (a work-in-progress counter), and statements complete on the driver's threads.
+ */
+final class IngestWriter {
+
+    /** Most messages one statement writes. */
+    static final int MAX_MESSAGES_PER_WRITE = 1000;
+    /** Most payload bytes one statement writes (a single larger request is written alone). */
+    static final long MAX_BYTES_PER_WRITE = 8L * 1024 * 1024;
+    /** Most messages waiting in one lane; beyond it requests are refused at once with 503. */
+    static final int MAX_QUEUED_MESSAGES = 20_000;
+    /** Retry-After of a request refused because its lane is full or it waited too long. */
+    static final int RETRY_AFTER_SECONDS = 1;
+
+    private final IngestStore store;
+    private final Duration timeout;
+    private final LongSupplier nanoTime;
+    /** Lanes for single-message requests, chosen by key; the last lane takes requests with several keys. */
+    private final Lane[] keyLanes;
+    private final Lane multiKeyLane;
+    private final AtomicInteger unkeyed = new AtomicInteger();
+
+    IngestWriter(IngestStore store, int lanes, Duration timeout) {
+        this(store, lanes, timeout, System::nanoTime);
+    }
+
+    IngestWriter(IngestStore store, int lanes, Duration timeout, LongSupplier nanoTime) {
+        if (lanes < 1) {
+            throw new IllegalArgumentException("lanes must be at least 1, but was " + lanes);
+        }
+        this.store = store;
+        this.timeout = timeout;
+        this.nanoTime = nanoTime;
+        this.keyLanes = new Lane[lanes];
+        for (int i = 0; i < lanes; i++) {
+            keyLanes[i] = new Lane();
+        }
+        this.multiKeyLane = new Lane();
+    }
+
+    /** One result per message, in request order, once the statement that wrote them committed. */
+    Mono<List<IngestResult>> write(List<IngestMessage> messages) {
+        return Mono.defer(() -> {
+            Pending pending = new Pending(messages, nanoTime.getAsLong() + timeout.toNanos());
+            laneFor(messages).submit(pending);
+            return pending.result.asMono().doOnCancel(() -> pending.abandoned = true);
+        });
+    }
+
+    private Lane laneFor(List<IngestMessage> messages) {
+        String key = messages.get(0).key();
+        for (int i = 1; i < messages.size(); i++) {
+            if (!Objects.equals(key, messages.get(i).key())) {
+                return multiKeyLane;
+            }
+        }
+        int slot = key != null ? key.hashCode() : unkeyed.getAndIncrement();
+        return keyLanes[Math.floorMod(slot, keyLanes.length)];
+    }
+
+    /** A request waiting for its lane. */
+    private static final class Pending {
+
+        final List<IngestMessage> messages;
+        final long deadlineNanos;
+        final Sinks.One<List<IngestResult>> result = Sinks.one();
+        /** Set when the client went away; read by the lane before writing. */
+        volatile boolean abandoned;
+
+        Pending(List<IngestMessage> messages, long deadlineNanos) {
+            this.messages = messages;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        long payloadBytes() {
+            long bytes = 0;
+            for (IngestMessage m : messages) {
+                bytes += m.payload().length;
+            }
+            return bytes;
+        }
+    }
+
+    /** One queue and at most one statement in flight. */
+    private final class Lane {
+
+        private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger queuedMessages = new AtomicInteger();
+        private final AtomicInteger wip = new AtomicInteger();
+        /** A statement is in flight; read and set in {@link #drain}, cleared by {@link #written}. */
+        private volatile boolean writing;
+
+        void submit(Pending pending) {
+            int n = pending.messages.size();
+            if (queuedMessages.addAndGet(n) > MAX_QUEUED_MESSAGES) {
+                queuedMessages.addAndGet(-n);
+                pending.result.tryEmitError(ApiProblem.unavailable("ingest-queue-full", "ingest is writing "
+                        + MAX_QUEUED_MESSAGES + " or more waiting messages on this lane; nothing was written, "
+                        + "retry later", RETRY_AFTER_SECONDS));
+                return;
+            }
+            queue.offer(pending);
+            drain();
+        }
+
+        private void drain() {
+            if (wip.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                if (!writing) {
+                    List<Pending> group = takeGroup();
+                    if (!group.isEmpty()) {
+                        writing = true;
+                        write(group);
+                    }
+                }
+                missed = wip.addAndGet(-missed);
+            } while (missed != 0);
+        }
+
+        /** Waiting requests up to a statement's size, at least one; expired and abandoned ones are answered. */
+        private List<Pending> takeGroup() {
+            List<Pending> group = new ArrayList<>();
+            int messages = 0;
+            long bytes = 0;
+            long now = nanoTime.getAsLong();
+            for (Pending next = queue.peek(); next != null; next = queue.peek()) {
+                int n = next.messages.size();
+                long b = next.payloadBytes();
+                if (!group.isEmpty() && (messages + n > MAX_MESSAGES_PER_WRITE || bytes + b > MAX_BYTES_PER_WRITE)) {
+                    break;
+                }
+                queue.poll();
+                queuedMessages.addAndGet(-n);
+                if (next.abandoned) {
+                    continue;
+                }
+                if (now - next.deadlineNanos > 0) {
+                    next.result.tryEmitError(ApiProblem.unavailable("ingest-timeout", "the request waited "
+                            + timeout.toMillis() + " ms for its turn to be written (dispatcher.ingest.timeout); "
+                            + "nothing was written, retry later", RETRY_AFTER_SECONDS));
+                    continue;
+                }
+                group.add(next);
+                messages += n;
+                bytes += b;
+            }
+            return group;
+        }
+
+        private void write(List<Pending> group) {
+            List<IngestMessage> all = new ArrayList<>();
+            for (Pending p : group) {
+                all.addAll(p.messages);
+            }
+            // the lane's own subscription: it ends with the statement, whatever the requests' clients do
+            store.write(all)
+                    // a lost connection may have committed the statement: a repeat finds those rows by id
+                    .retryWhen(Retry.backoff(2, Duration.ofMillis(50)).filter(IngestWriter::connectionLost))
+                    .doFinally(signal -> written())
+                    .subscribe(results -> {
+                        int offset = 0;
+                        for (Pending p : group) {
+                            int n = p.messages.size();
+                            p.result.tryEmitValue(results.subList(offset, offset + n));
+                            offset += n;
+                        }
+                    }, error -> {
+                        Throwable cause = Exceptions.isRetryExhausted(error) ? error.getCause() : error;
+                        group.forEach(p -> p.result.tryEmitError(cause));
+                    });
+        }
+
+        private void written() {
+            writing = false;
+            drain();
+        }
+    }
+
+    private static boolean connectionLost(Throwable error) {
+        return switch (DatabaseFailures.classify(error)) {
+            case UNAVAILABLE, CONFLICT -> true;
+            case TIMEOUT, INTEGRITY, PERMANENT -> false;
+        };
+    }
+}

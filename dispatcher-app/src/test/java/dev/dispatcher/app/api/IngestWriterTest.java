@@ -1,0 +1,224 @@
+package dev.dispatcher.app.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dispatcher.app.store.IngestMessage;
+import dev.dispatcher.app.store.IngestResult;
+import dev.dispatcher.app.store.IngestStore;
+import io.r2dbc.spi.R2dbcNonTransientResourceException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpStatus;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The ingest writer's queueing rules, on a store whose statements complete when the test says so: group commit
+ * per lane, one lane per key, the wait bound, abandoned requests, a full lane, and which failures are repeated.
+ * (What a statement does in the database is IngestFaultsIT's and IngestConcurrencyIT's to show.)
+ */
+class IngestWriterTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    /** A store that records each statement and completes it only when told to. */
+    private static final class HeldStore implements IngestStore {
+
+        final List<List<IngestMessage>> statements = new CopyOnWriteArrayList<>();
+        final List<Sinks.One<List<IngestResult>>> pending = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Mono<List<IngestResult>> write(List<IngestMessage> messages) {
+            return Mono.defer(() -> {
+                statements.add(List.copyOf(messages));
+                Sinks.One<List<IngestResult>> sink = Sinks.one();
+                pending.add(sink);
+                return sink.asMono();
+            });
+        }
+
+        void complete(int statement) {
+            pending.get(statement).tryEmitValue(accepted(statements.get(statement)));
+        }
+
+        void fail(int statement, Throwable error) {
+            pending.get(statement).tryEmitError(error);
+        }
+    }
+
+    private final AtomicLong now = new AtomicLong();
+
+    @Test
+    void requestsArrivingWhileTheirLaneWritesAreWrittenTogetherByItsNextStatement() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 4, TIMEOUT, now::get);
+        List<List<IngestResult>> answers = new CopyOnWriteArrayList<>();
+
+        writer.write(List.of(message("k"))).subscribe(answers::add);
+        writer.write(List.of(message("k"))).subscribe(answers::add);
+        writer.write(List.of(message("k"))).subscribe(answers::add);
+        assertThat(store.statements).as("one statement in flight per lane").hasSize(1);
+
+        store.complete(0);
+        assertThat(store.statements).hasSize(2);
+        assertThat(store.statements.get(1)).as("both waiting requests in one statement").hasSize(2);
+        store.complete(1);
+        assertThat(answers).hasSize(3).allSatisfy(a -> assertThat(a).hasSize(1));
+    }
+
+    @Test
+    void otherKeysAreWrittenWhileOneKeysLaneIsBusy() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 4, TIMEOUT, now::get);
+        String key = "k";
+        String otherLaneKey = keyInAnotherLane(key, 4);
+
+        writer.write(List.of(message(key))).subscribe();
+        writer.write(List.of(message(otherLaneKey))).subscribe();
+        assertThat(store.statements).hasSize(2);
+    }
+
+    @Test
+    void requestsWithSeveralKeysShareTheirOwnLane() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+
+        writer.write(List.of(message("k"))).subscribe();
+        writer.write(List.of(message("a"), message("b"))).subscribe();
+        writer.write(List.of(message("c"), message("d"))).subscribe();
+        assertThat(store.statements).as("the keyed lane and the multi-key lane each write one").hasSize(2);
+        store.complete(1);
+        assertThat(store.statements.get(2)).hasSize(2);
+    }
+
+    @Test
+    void eachRequestGetsItsOwnResultsInOrder() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        writer.write(List.of(message("k"))).subscribe();
+        List<IngestMessage> second = List.of(message("x"), message("y"));
+        List<IngestMessage> third = List.of(message("z"), message("w"));
+        AtomicReference<List<IngestResult>> secondAnswer = new AtomicReference<>();
+        AtomicReference<List<IngestResult>> thirdAnswer = new AtomicReference<>();
+        writer.write(second).subscribe(secondAnswer::set);
+        writer.write(third).subscribe(thirdAnswer::set);
+
+        store.complete(0);
+        store.complete(1);
+
+        assertThat(store.statements.get(1)).hasSize(2);
+        assertThat(secondAnswer.get()).extracting(r -> r.entry().id()).containsExactly(second.get(0).id(),
+                second.get(1).id());
+        store.complete(2);
+        assertThat(thirdAnswer.get()).extracting(r -> r.entry().id()).containsExactly(third.get(0).id(),
+                third.get(1).id());
+    }
+
+    @Test
+    void aRequestThatWaitedPastTheTimeoutAnswers503AndIsNotWritten() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        writer.write(List.of(message("k"))).subscribe();
+        IngestMessage late = message("k");
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        writer.write(List.of(late)).subscribe(r -> { }, error::set);
+
+        now.addAndGet(TIMEOUT.toNanos() + 1);
+        store.complete(0);
+
+        assertThat(error.get()).isInstanceOfSatisfying(ApiProblem.class, p -> {
+            assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+            assertThat(p.getMessage()).contains("nothing was written");
+        });
+        assertThat(store.statements).hasSize(1);
+    }
+
+    @Test
+    void aRequestWhoseClientWentAwayBeforeItsTurnIsNotWritten() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        writer.write(List.of(message("k"))).subscribe();
+        Disposable gone = writer.write(List.of(message("k"))).subscribe();
+        gone.dispose();
+
+        store.complete(0);
+
+        assertThat(store.statements).hasSize(1);
+    }
+
+    @Test
+    void aFullLaneRefusesAtOnceWith503() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        writer.write(List.of(message("k"))).subscribe();
+        for (int i = 0; i < IngestWriter.MAX_QUEUED_MESSAGES; i++) {
+            writer.write(List.of(message("k"))).subscribe();
+        }
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        writer.write(List.of(message("k"))).subscribe(r -> { }, error::set);
+
+        assertThat(error.get()).isInstanceOfSatisfying(ApiProblem.class,
+                p -> assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE));
+    }
+
+    @Test
+    void aStatementWhoseConnectionWasLostIsRepeatedButOneTheServerRefusedIsNot() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        AtomicReference<List<IngestResult>> answer = new AtomicReference<>();
+        writer.write(List.of(message("k"))).subscribe(answer::set);
+        store.fail(0, new R2dbcNonTransientResourceException("Cannot exchange messages because the connection is closed"));
+        awaitStatements(store, 2);
+        store.complete(1);
+        assertThat(answer.get()).hasSize(1);
+        assertThat(store.statements.get(1)).isEqualTo(store.statements.get(0));
+
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        writer.write(List.of(message("k"))).subscribe(r -> { }, error::set);
+        store.fail(2, new R2dbcNonTransientResourceException("canceling statement due to lock timeout", "55P03"));
+        assertThat(error.get()).isInstanceOf(R2dbcNonTransientResourceException.class);
+        assertThat(store.statements).as("a refused statement wrote nothing and is not repeated").hasSize(3);
+    }
+
+    // ---- helpers
+
+    private static void awaitStatements(HeldStore store, int n) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (store.statements.size() < n) {
+            assertThat(System.nanoTime()).as("statement %d", n).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    private static String keyInAnotherLane(String key, int lanes) {
+        for (int i = 0; ; i++) {
+            String candidate = key + i;
+            if (Math.floorMod(candidate.hashCode(), lanes) != Math.floorMod(key.hashCode(), lanes)) {
+                return candidate;
+            }
+        }
+    }
+
+    private static IngestMessage message(String key) {
+        return new IngestMessage(UUID.randomUUID(), false, "t", key, "T", new byte[] {1}, null, null, null, null,
+                null);
+    }
+
+    private static List<IngestResult> accepted(List<IngestMessage> messages) {
+        List<IngestResult> results = new ArrayList<>();
+        long seq = 1;
+        for (IngestMessage m : messages) {
+            results.add(new IngestResult.Accepted(new IngestResult.StoredEntry(m.id(), seq++, "PENDING", 0,
+                    Instant.EPOCH)));
+        }
+        return results;
+    }
+}

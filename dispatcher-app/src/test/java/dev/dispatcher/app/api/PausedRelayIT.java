@@ -1,0 +1,75 @@
+package dev.dispatcher.app.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.spi.ConnectionFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Issue 10's hanging resume: with the relay paused, every outbox notification woke its claim loop, which then
+ * repeated its gate at once, forever, on the R2DBC event loop that delivered the notification; every statement of
+ * the connections served by that loop waited behind it (resume for 10 minutes, stats never). Here: pause, ingest
+ * (each insert notifies) with some clients going away mid-request, then resume and stats must answer within a
+ * bound, the pool must get all its connections back, and the relay must deliver what was ingested.
+ */
+class PausedRelayIT extends ApiTestSupport {
+
+    private static final Duration BOUND = Duration.ofSeconds(5);
+
+    @Autowired
+    ConnectionFactory connectionFactory;
+
+    @Test
+    void resumeAndStatsAnswerPromptlyAfterIngestWhilePaused() throws Exception {
+        operator().post().uri("/v1/relay/pause").exchange().expectStatus().isOk();
+        try {
+            String topic = uniqueTopic("paused");
+            List<UUID> accepted = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                UUID id = UUID.randomUUID();
+                producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(IngestApiIT.item(id, topic, "k" + (i % 8), "1"))
+                        .exchange().expectStatus().isAccepted();
+                accepted.add(id);
+                sendAndHangUp(IngestApiIT.item(UUID.randomUUID(), topic, "k" + (i % 8), "2"), 0);
+            }
+            // give the paused claim loop notifications and poll ticks to react to
+            Thread.sleep(1500);
+
+            WebTestClient bounded = http.mutate().responseTimeout(BOUND)
+                    .defaultHeaders(h -> h.setBasicAuth("operator", "operator-pw")).build();
+            long started = System.nanoTime();
+            bounded.get().uri("/v1/stats").exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.relayPaused").isEqualTo(true);
+            bounded.post().uri("/v1/relay/resume").exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.relayPaused").isEqualTo(false);
+            bounded.get().uri("/v1/stats").exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.relayPaused").isEqualTo(false);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(BOUND);
+
+            ConnectionPool pool = (ConnectionPool) connectionFactory;
+            awaitTrue("the pool has all its connections back", () -> pool.getMetrics().orElseThrow().acquiredSize() == 0);
+            awaitTrue("the relay delivers what was ingested while paused", () -> count(
+                    "SELECT count(*) FROM outbox_message WHERE status = 'DELIVERED' AND id = ANY(?::uuid[])",
+                    (Object) accepted.stream().map(UUID::toString).toArray(String[]::new)) == accepted.size());
+        } finally {
+            operator().post().uri("/v1/relay/resume").exchange().expectStatus().isOk();
+        }
+    }
+
+    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,5 +1,7 @@
 package dev.dispatcher.app.api;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -9,6 +11,7 @@ import com.nimbusds.jwt.SignedJWT;
 import dev.dispatcher.app.DispatcherApplication;
 import dev.dispatcher.app.DispatcherTestProperties;
 import dev.dispatcher.testkit.TestServers;
+import io.r2dbc.pool.ConnectionPool;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -30,6 +33,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,6 +42,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The one application context every API test class shares (same properties, so Spring's context cache starts it
@@ -225,6 +231,23 @@ abstract class ApiTestSupport {
                 Thread.sleep(afterMillis);
             }
         }
+    }
+
+    /**
+     * Runs as many queries at once as {@code pool} may hold connections, each for 200 ms, so every connection it
+     * has (and every one it opens for this) must answer within a few seconds: one stuck on a busy event loop or
+     * behind an abandoned conversation would not.
+     */
+    static void assertEveryPooledConnectionAnswers(ConnectionPool pool) {
+        int size = pool.getMetrics().orElseThrow().getMaxAllocatedSize();
+        List<Integer> answers = Flux.range(0, size)
+                .flatMap(i -> Mono.usingWhen(pool.create(),
+                        c -> Mono.from(c.createStatement("SELECT pg_sleep(0.2), 1").execute())
+                                .flatMap(r -> Mono.from(r.map(row -> row.get(1, Integer.class)))),
+                        c -> c.close()), size)
+                .collectList()
+                .block(Duration.ofSeconds(10));
+        assertThat(answers).hasSize(size).containsOnly(1);
     }
 
     static String uniqueTopic(String prefix) {

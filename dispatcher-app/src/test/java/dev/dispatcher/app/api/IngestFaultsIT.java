@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Ingest under the faults issue 10 found: requests with one id racing each other, a key lock held past the lock
@@ -132,16 +130,7 @@ class IngestFaultsIT extends ApiTestSupport {
             assertThat(System.nanoTime()).as("pooled connections all given back").isLessThan(deadline);
             Thread.sleep(20);
         }
-        // every pooled connection still answers: as many queries at once as the pool holds
-        int size = pool.getMetrics().orElseThrow().getMaxAllocatedSize();
-        List<Integer> answers = Flux.range(0, size)
-                .flatMap(i -> Mono.usingWhen(pool.create(),
-                        c -> Mono.from(c.createStatement("SELECT pg_sleep(0.2), 1").execute())
-                                .flatMap(r -> Mono.from(r.map(row -> row.get(1, Integer.class)))),
-                        c -> c.close()), size)
-                .collectList()
-                .block(Duration.ofSeconds(10));
-        assertThat(answers).hasSize(size).containsOnly(1);
+        assertEveryPooledConnectionAnswers(pool);
         // and the API answers
         producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(IngestApiIT.item(UUID.randomUUID(), topic, key, "1")).exchange().expectStatus().isAccepted();

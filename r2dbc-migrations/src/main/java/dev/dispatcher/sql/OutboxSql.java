@@ -373,14 +373,15 @@ public final class OutboxSql {
 
     /**
      * Reads a stored row for an ingest whose id was taken, and whether its content equals the request's;
-     * parameters as {@link #INSERT}. Index: the primary key. Runs after {@link #INGEST_ONE} as a new statement,
+     * parameters as {@link #INSERT}. The {@code traceparent} header is trace context, not content: a traced
+     * client's retry carries a new one (and the service stores its ingest span's), so it is left out. Index: the primary key. Runs after {@link #INGEST_ONE} as a new statement,
      * so under READ COMMITTED it sees the row a concurrent ingest committed while the insert waited on it.
      */
     public static final String FIND_FOR_INGEST = """
             SELECT id, seq, status, version, created_at,
                    (topic = $2 AND message_key IS NOT DISTINCT FROM $3 AND event_type = $4 AND payload = $5
                     AND content_type = coalesce($6, 'application/json')
-                    AND headers = coalesce($7::jsonb, '{}'::jsonb)
+                    AND headers - 'traceparent' = coalesce($7::jsonb, '{}'::jsonb) - 'traceparent'
                     AND correlation_id IS NOT DISTINCT FROM $8 AND causation_id IS NOT DISTINCT FROM $9)
                        AS same_content
               FROM outbox_message
@@ -428,7 +429,7 @@ public final class OutboxSql {
 
     /**
      * Reads the stored rows of batch messages whose ids were taken, and whether each one's content equals the
-     * request's; parameters as {@link #INGEST_BATCH}. Returns {@code ord} and the row for every input whose id
+     * request's ({@code traceparent} left out, as in {@link #FIND_FOR_INGEST}); parameters as {@link #INGEST_BATCH}. Returns {@code ord} and the row for every input whose id
      * exists. Index: the primary key, one probe per input. Runs in the batch's transaction after {@link
      * #INGEST_BATCH}, as a new statement, so it sees rows a concurrent ingest committed while the insert waited,
      * and rows this batch wrote for an earlier occurrence of the same id.
@@ -439,7 +440,7 @@ public final class OutboxSql {
                     AND o.event_type = r.event_type
                     AND o.payload = substring($5::bytea FROM r.payload_from FOR r.payload_length)
                     AND o.content_type = coalesce(r.content_type, 'application/json')
-                    AND o.headers = coalesce(r.headers::jsonb, '{}'::jsonb)
+                    AND o.headers - 'traceparent' = coalesce(r.headers::jsonb, '{}'::jsonb) - 'traceparent'
                     AND o.correlation_id IS NOT DISTINCT FROM r.correlation_id
                     AND o.causation_id IS NOT DISTINCT FROM r.causation_id)
                        AS same_content

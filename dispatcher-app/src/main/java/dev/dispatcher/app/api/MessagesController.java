@@ -1,5 +1,6 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.domain.MessageStatus;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -57,8 +59,9 @@ final class MessagesController {
 
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<Map<String, Object>>> ingest(ServerWebExchange exchange) {
+        String traceparent = ingestTraceparent(exchange);
         return RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
-                .map(parser::parseOne)
+                .map(body -> parser.parseOne(body).withTraceparent(traceparent))
                 .flatMap(message -> backlog.check().then(ingest.writeOne(message)))
                 .map(result -> switch (result) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
@@ -76,8 +79,9 @@ final class MessagesController {
 
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<Map<String, Object>>> ingestBatch(ServerWebExchange exchange) {
+        String traceparent = ingestTraceparent(exchange);
         return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
-                .map(parser::parseBatch)
+                .map(body -> parser.parseBatch(body).stream().map(m -> m.withTraceparent(traceparent)).toList())
                 .flatMap(messages -> backlog.check().then(ingest.writeBatch(messages)))
                 .map(results -> {
                     List<Map<String, Object>> items = new ArrayList<>(results.size());
@@ -96,6 +100,13 @@ final class MessagesController {
                     }
                     return ResponseEntity.status(HttpStatus.ACCEPTED).body(Map.of("results", items));
                 });
+    }
+
+    /** The {@code traceparent} of this request's server span (Spring's HTTP observation), if it is traced. */
+    private static String ingestTraceparent(ServerWebExchange exchange) {
+        return ServerRequestObservationContext.findCurrent(exchange.getAttributes())
+                .map(MessageTracing::traceparentOf)
+                .orElse(null);
     }
 
     private static Map<String, Object> entryJson(IngestResult.StoredEntry entry) {

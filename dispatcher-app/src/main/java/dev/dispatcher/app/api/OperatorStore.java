@@ -10,6 +10,7 @@ import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Statement;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -79,7 +80,7 @@ final class OperatorStore {
         return Transactions.read(connections, c -> Flux.from(c.createStatement(AuditSql.BY_MESSAGE)
                         .bind("$1", id.toString()).bind("$2", limit).execute())
                         .flatMap(r -> r.map(row -> new AuditEntry(row.get("id", Long.class),
-                                row.get("occurred_at", java.time.Instant.class).toString(),
+                                row.get("occurred_at", Instant.class).toString(),
                                 row.get("actor", String.class), row.get("action", String.class),
                                 json(row.get("detail", String.class)), json(row.get("before_state", String.class)),
                                 json(row.get("after_state", String.class))))))

@@ -6,6 +6,7 @@ import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -67,7 +68,7 @@ public final class InboxReads {
                         : new Page(rows, null));
     }
 
-    private <T> Flux<T> read(java.util.function.Function<Connection, Flux<T>> work) {
+    private <T> Flux<T> read(Function<Connection, Flux<T>> work) {
         return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
     }
 }

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
@@ -95,7 +97,7 @@ final class Browser implements AutoCloseable {
     }
 
     /** Waits until {@code css} is shown and its text satisfies {@code condition}; returns the text. */
-    String awaitText(String css, java.util.function.Predicate<String> condition, String what) {
+    String awaitText(String css, Predicate<String> condition, String what) {
         return until(d -> {
             var found = d.findElements(By.cssSelector(css));
             if (found.isEmpty()) {
@@ -145,7 +147,7 @@ final class Browser implements AutoCloseable {
     public void close() {
         driver.quit();
         try (var files = Files.walk(profile)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             // a temporary profile left behind is harmless
         }

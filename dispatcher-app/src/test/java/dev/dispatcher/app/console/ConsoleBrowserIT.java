@@ -108,6 +108,7 @@ class ConsoleBrowserIT extends OpsTestSupport {
         browser.open(console("/"));
         browser.awaitText("#relay-state", "RUNNING"::equals, "a running relay");
         long publishedBefore = number(browser.text("#published-total"));
+        long backlogBefore = number(browser.text("#backlog-total"));
         try {
             browser.click("#relay-toggle");
             browser.awaitText("#relay-state", "PAUSED"::equals, "a paused relay");
@@ -121,7 +122,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
             }
             as(PRODUCER).post().uri("/v1/messages/batch").contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(batch.append(']').toString()).exchange().expectStatus().isAccepted();
-            browser.awaitText("#backlog-total", t -> number(t) >= 25, "a backlog of the 25 new messages");
+            browser.awaitText("#backlog-total", t -> number(t) >= backlogBefore + 25,
+                    "a backlog with the 25 new messages");
             browser.screenshot("03-overview-paused");
 
             browser.click("#relay-toggle");
@@ -130,8 +132,10 @@ class ConsoleBrowserIT extends OpsTestSupport {
             as(OPERATOR).post().uri("/v1/relay/resume").exchange().expectStatus().isOk();
         }
         browser.awaitText("#published-total", t -> number(t) >= publishedBefore + 25, "25 more published");
-        browser.awaitText("#backlog-total", "0"::equals, "an empty backlog");
-        browser.find("#banner-ok");
+        browser.awaitText("#backlog-total", t -> number(t) <= backlogBefore, "the backlog drained");
+        // "all is well" unless another test of this shared service left a dead letter behind
+        browser.find(count("SELECT count(*) FROM outbox_message WHERE status = 'DEAD_LETTERED'") == 0
+                ? "#banner-ok" : "#banner-dead");
         browser.until(d -> !d.findElements(By.cssSelector("#chart-rate polyline")).isEmpty(), "a rate chart");
         browser.screenshot("04-overview");
     }

@@ -199,11 +199,7 @@ public final class Relay {
             return capacity.awaitAfter(seen, settings.pollInterval()).thenReturn(false);
         }
         if (paused.getAsBoolean()) {
-            // Wake-ups say nothing while paused: waiting for one here returned at once after any notification
-            // (the claim that would record it never runs), and the repeat spun on the thread that delivered the
-            // wake-up, an R2DBC event loop, starving every connection served by that loop. The pause switch is
-            // polled on this interval, so a resume is seen within it.
-            return Mono.delay(settings.pollInterval()).thenReturn(false);
+            return waitForWakeOrPoll().thenReturn(false);
         }
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
             return Mono.delay(settings.pollInterval())

@@ -98,6 +98,8 @@ public final class EmbeddedDispatcher {
         System.out.println("  Bearer API token (PRODUCER):          " + demo.token());
         System.out.println("  e.g. curl -u " + DemoCredentials.USER + ":" + demo.password() + " http://localhost:" + port
                 + "/v1/stats");
+        System.out.println("  Operator console: http://localhost:" + port + "/console/ (sign in as "
+                + DemoCredentials.USER + ")");
         System.out.println();
     }
 

@@ -18,6 +18,19 @@ public final class AuditSql {
             """;
 
     /**
+     * The latest {@code $2} audit rows of one message, newest first. Parameter {@code $1} message id (text).
+     * Index: {@code dispatch_audit_message_idx (message_id, id)}, read backwards. A plain read.
+     */
+    public static final String BY_MESSAGE = """
+            SELECT id, occurred_at, actor, action, queue, detail::text AS detail, before_state::text AS before_state,
+                   after_state::text AS after_state
+              FROM dispatch_audit
+             WHERE message_id = $1
+             ORDER BY id DESC
+             LIMIT $2
+            """;
+
+    /**
      * Deletes up to {@code $2} audit rows older than {@code $1} ms. Index: {@code dispatch_audit_occurred_brin}.
      * Bounded; run until it returns 0.
      */

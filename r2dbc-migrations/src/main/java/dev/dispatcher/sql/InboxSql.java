@@ -199,6 +199,41 @@ public final class InboxSql {
             """.formatted(LIVE);
 
     /**
+     * Per consumer named in {@code $1} (text array): live rows by status, dead letters, and the age of the oldest
+     * live row, for operators. Indexes: {@code inbox_message_live_idx (consumer_name, seq) WHERE live} for the
+     * backlog (a scan of the consumer's live entries only) and {@code inbox_message_dead_letter_idx} (V3) for dead
+     * letters, so completed history is never read. A consumer without rows has zeros. A plain read, no locks.
+     */
+    public static final String CONSUMER_BACKLOGS = """
+            SELECT c.name,
+                   coalesce(l.pending, 0) AS pending,
+                   coalesce(l.retry_scheduled, 0) AS retry_scheduled,
+                   coalesce(l.oldest_age_ms, 0) AS oldest_age_ms,
+                   (SELECT count(*) FROM inbox_message d
+                     WHERE d.consumer_name = c.name AND d.status = 'DEAD_LETTERED') AS dead_lettered
+              FROM unnest($1::text[]) AS c(name)
+              LEFT JOIN LATERAL (
+                   SELECT count(*) FILTER (WHERE b.status = 'PENDING') AS pending,
+                          count(*) FILTER (WHERE b.status = 'RETRY_SCHEDULED') AS retry_scheduled,
+                          (extract(epoch FROM now() - min(b.created_at)) * 1000)::bigint AS oldest_age_ms
+                     FROM inbox_message b
+                    WHERE b.consumer_name = c.name AND b.status IN %s) l ON true
+            """.formatted(LIVE);
+
+    /**
+     * A page of consumer {@code $1}'s dead letters after seq {@code $2}, in seq order, at most {@code $3}.
+     * Index: {@code inbox_message_dead_letter_idx (consumer_name, seq)}, one range scan. A plain read.
+     */
+    public static final String DEAD_LETTERS_PAGE = """
+            SELECT d.message_id, d.seq, d.source_topic, d.source_partition, d.source_offset, d.message_key,
+                   d.event_type, d.attempts, d.version, d.created_at, d.dead_lettered_at, d.last_error
+              FROM inbox_message d
+             WHERE d.consumer_name = $1 AND d.status = 'DEAD_LETTERED' AND d.seq > $2
+             ORDER BY d.seq
+             LIMIT $3
+            """;
+
+    /**
      * Backlog of the whole inbox by status and the age of the oldest live row, for the depth gauges. Index: {@code
      * inbox_message_live_idx} (a scan of live entries only).
      */

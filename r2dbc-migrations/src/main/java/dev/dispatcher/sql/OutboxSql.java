@@ -354,12 +354,16 @@ public final class OutboxSql {
                      correlation_id, causation_id, delay_ms, ord)
             """;
 
-    /** Whether stored row {@code o} holds the same message as input {@code r}; the delivery time is not compared. */
+    /**
+     * Whether stored row {@code o} holds the same message as input {@code r}. Neither the delivery time nor the
+     * {@code traceparent} header is compared: trace context is not content (a traced client's retry carries a new
+     * one, and the service stores its ingest span's).
+     */
     private static final String SAME_CONTENT = """
             (o.topic = r.topic AND o.message_key IS NOT DISTINCT FROM r.message_key AND o.event_type = r.event_type
              AND o.payload = substring($5::bytea FROM r.payload_from FOR r.payload_length)
              AND o.content_type = coalesce(r.content_type, 'application/json')
-             AND o.headers = coalesce(r.headers::jsonb, '{}'::jsonb)
+             AND o.headers - 'traceparent' = coalesce(r.headers::jsonb, '{}'::jsonb) - 'traceparent'
              AND o.correlation_id IS NOT DISTINCT FROM r.correlation_id
              AND o.causation_id IS NOT DISTINCT FROM r.causation_id)""";
 

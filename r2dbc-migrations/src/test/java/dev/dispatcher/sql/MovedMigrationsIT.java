@@ -58,7 +58,8 @@ class MovedMigrationsIT {
     void movedFilesKeepTheVersionsAndChecksumsRecordedBeforeTheMove() {
         String schema = "moved_" + Long.toHexString(System.nanoTime());
 
-        assertThat(versions(flyway(schema, Migrations.LOCATION).info().all())).isEqualTo(RECORDED_BEFORE_THE_MOVE);
+        assertThat(versions(flyway(schema, Migrations.LOCATION).info().all()))
+                .containsAllEntriesOf(RECORDED_BEFORE_THE_MOVE);
     }
 
     @Test
@@ -76,8 +77,11 @@ class MovedMigrationsIT {
 
         Flyway moved = flyway(schema, Migrations.LOCATION);
         assertThat(moved.validateWithResult().validationSuccessful).isTrue();
-        assertThat(moved.migrate().migrationsExecuted).isZero();
-        assertThat(versions(moved.info().applied())).isEqualTo(RECORDED_BEFORE_THE_MOVE);
+        // only the migrations added since (V3 on) run; the moved ones are recognised as applied
+        int added = (int) Arrays.stream(moved.info().all()).filter(m -> m.getVersion() != null)
+                .filter(m -> !RECORDED_BEFORE_THE_MOVE.containsKey(m.getVersion().getVersion())).count();
+        assertThat(moved.migrate().migrationsExecuted).isEqualTo(added);
+        assertThat(versions(moved.info().applied())).containsAllEntriesOf(RECORDED_BEFORE_THE_MOVE);
     }
 
     @Test

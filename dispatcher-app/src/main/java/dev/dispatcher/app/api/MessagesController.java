@@ -1,5 +1,6 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.store.IngestResult;
 import dev.dispatcher.domain.MessageStatus;
 import java.net.URI;
@@ -17,6 +18,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -75,8 +77,9 @@ final class MessagesController {
 
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<EntryResponse>> ingest(ServerWebExchange exchange) {
+        String traceparent = ingestTraceparent(exchange);
         return RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
-                .map(parser::parseOne)
+                .map(body -> parser.parseOne(body).withTraceparent(traceparent))
                 .flatMap(message -> backlog.check().then(ingest.write(List.of(message))))
                 .map(results -> switch (results.get(0)) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
@@ -94,8 +97,9 @@ final class MessagesController {
 
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<BatchResponse>> ingestBatch(ServerWebExchange exchange) {
+        String traceparent = ingestTraceparent(exchange);
         return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
-                .map(parser::parseBatch)
+                .map(body -> parser.parseBatch(body).stream().map(m -> m.withTraceparent(traceparent)).toList())
                 .flatMap(messages -> backlog.check().then(ingest.write(messages)))
                 .map(results -> {
                     List<BatchItemResponse> items = new ArrayList<>(results.size());
@@ -109,6 +113,13 @@ final class MessagesController {
                     }
                     return ResponseEntity.status(HttpStatus.ACCEPTED).body(new BatchResponse(items));
                 });
+    }
+
+    /** The {@code traceparent} of this request's server span (Spring's HTTP observation), if it is traced. */
+    private static String ingestTraceparent(ServerWebExchange exchange) {
+        return ServerRequestObservationContext.findCurrent(exchange.getAttributes())
+                .map(MessageTracing::traceparentOf)
+                .orElse(null);
     }
 
     // ---- operator

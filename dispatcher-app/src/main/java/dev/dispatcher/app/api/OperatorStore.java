@@ -10,12 +10,14 @@ import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Statement;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Operator reads and mutations of the outbox and the relay switch. Every mutation runs in one transaction with
@@ -66,6 +68,27 @@ final class OperatorStore {
                 .map(rows -> rows.size() > limit
                         ? new Page(rows.subList(0, limit), rows.get(limit - 1).seq())
                         : new Page(rows, null));
+    }
+
+    /** One operator mutation of a message, as {@code dispatch_audit} holds it. */
+    record AuditEntry(long id, String occurredAt, String actor, String action, JsonNode detail, JsonNode before,
+            JsonNode after) {
+    }
+
+    /** The latest {@code limit} audit rows of message {@code id}, newest first (rows outlive the message). */
+    Mono<List<AuditEntry>> audit(UUID id, int limit) {
+        return Transactions.read(connections, c -> Flux.from(c.createStatement(AuditSql.BY_MESSAGE)
+                        .bind("$1", id.toString()).bind("$2", limit).execute())
+                        .flatMap(r -> r.map(row -> new AuditEntry(row.get("id", Long.class),
+                                row.get("occurred_at", Instant.class).toString(),
+                                row.get("actor", String.class), row.get("action", String.class),
+                                json(row.get("detail", String.class)), json(row.get("before_state", String.class)),
+                                json(row.get("after_state", String.class))))))
+                .collectList();
+    }
+
+    private static JsonNode json(String text) {
+        return text == null ? null : IngestRequestParser.JSON.readTree(text);
     }
 
     /** Replays a finished message: back to PENDING, attempts 0, visible now. */

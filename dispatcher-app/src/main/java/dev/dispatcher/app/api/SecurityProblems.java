@@ -14,15 +14,23 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code 401} (no or bad credentials) and {@code 403} (wrong role) as {@code application/problem+json}. The
- * detail never echoes the credentials; the 401 names the schemes the API accepts in {@code WWW-Authenticate}.
+ * detail never echoes the credentials; the 401 names the schemes the API accepts in {@code WWW-Authenticate},
+ * except to requests marked {@code X-Requested-With: XMLHttpRequest} (the console's), see {@link #commence}.
  */
 final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAccessDeniedHandler {
 
     static final String WWW_AUTHENTICATE = "Basic realm=\"dispatcher\", Bearer realm=\"dispatcher\"";
+    static final String X_REQUESTED_WITH = "X-Requested-With";
+    static final String XML_HTTP_REQUEST = "XMLHttpRequest";
 
     @Override
     public Mono<Void> commence(ServerWebExchange exchange, AuthenticationException ex) {
-        exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, WWW_AUTHENTICATE);
+        // A script that says so (the console) gets the 401 without the challenge: a browser would answer a Basic
+        // challenge with its own login dialog and then cache and resend those credentials on every request to
+        // this origin, including forged cross-site ones. Every other client gets the challenge as before.
+        if (!XML_HTTP_REQUEST.equals(exchange.getRequest().getHeaders().getFirst(X_REQUESTED_WITH))) {
+            exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, WWW_AUTHENTICATE);
+        }
         return write(exchange, HttpStatus.UNAUTHORIZED, "unauthenticated",
                 "credentials are missing or invalid: use HTTP Basic, a Bearer API token or a Bearer JWT");
     }

@@ -2,6 +2,7 @@ package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.outbox.Retention;
 import dev.dispatcher.domain.Queue;
 import io.r2dbc.spi.ConnectionFactory;
@@ -38,16 +39,21 @@ public class InboxConfiguration {
     }
 
     @Bean
+    InboxReads inboxReads(ConnectionFactory connectionFactory) {
+        return new InboxReads(connectionFactory);
+    }
+
+    @Bean
     InboxLifecycle inboxLifecycle(InboxStore store, ConnectionFactory connectionFactory,
             ObjectProvider<InboxHandler> handlerBeans, DispatcherMetrics metrics, KafkaProperties kafka,
-            DispatcherProperties properties) {
+            DispatcherProperties properties, MessageTracing tracing) {
         Map<String, InboxHandler> handlers = handlersByName(handlerBeans.orderedStream().toList());
         Map<String, Object> consumerProperties = kafka.buildConsumerProperties();
         List<InboxConsumer> consumers = new ArrayList<>();
         List<DispatcherProperties.Consumer> configured = properties.inbox().consumers();
         for (int i = 0; i < configured.size(); i++) {
             DispatcherProperties.Consumer c = configured.get(i);
-            InboxHandler handler = resolve(i, c, handlers);
+            InboxHandler handler = TracingInboxHandler.traced(resolve(i, c, handlers), tracing);
             InboxSettings settings = InboxSettings.of(c.name(), properties.workerId(),
                     properties.relay().pollInterval(), properties.retry().toPolicy(RandomGenerator.getDefault()));
             InboxReceiver receiver = new ReactorKafkaInboxReceiver(consumerProperties, c.topics(), c.groupId());

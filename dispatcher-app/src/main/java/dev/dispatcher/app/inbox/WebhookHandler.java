@@ -1,5 +1,6 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.domain.FailureKind;
 import java.net.URI;
 import java.time.Duration;
@@ -14,7 +15,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The built-in {@code webhook} handler: POSTs each message's payload to the consumer's URL with
- * {@code Idempotency-Key: <message id>}, its content type, {@code Event-Type} and {@code traceparent} when present.
+ * {@code Idempotency-Key: <message id>}, its content type, {@code Event-Type} and {@code traceparent}: the inbox
+ * handling span's when tracing is on ({@link MessageTracing#HANDLING_TRACEPARENT}), else the record's, if any.
  *
  * <p>2xx completes the message. 408, 429 and 5xx, time-outs ({@code webhook.timeout}) and connection errors are
  * transient (retried with backoff, dead-lettered at the attempt limit); every other status (other 4xx, and 1xx/3xx,
@@ -49,7 +51,7 @@ final class WebhookHandler implements InboxHandler {
 
     @Override
     public Mono<Void> handle(InboxMessage message, HandlerContext context) {
-        return Mono.defer(() -> client.post()
+        return Mono.deferContextual(reactorContext -> client.post()
                         .uri(url)
                         .contentType(mediaType(message.contentType()))
                         .headers(h -> {
@@ -57,9 +59,11 @@ final class WebhookHandler implements InboxHandler {
                             if (message.eventType() != null) {
                                 h.set(EVENT_TYPE, message.eventType());
                             }
-                            String traceparent = message.headers().get("traceparent");
+                            // the handling span's when traced, else the one the record came with
+                            String traceparent = reactorContext.getOrDefault(MessageTracing.HANDLING_TRACEPARENT,
+                                    message.headers().get(MessageTracing.TRACEPARENT));
                             if (traceparent != null) {
-                                h.set("traceparent", traceparent);
+                                h.set(MessageTracing.TRACEPARENT, traceparent);
                             }
                         })
                         .bodyValue(message.payload())

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.kafka;
 
+import dev.dispatcher.app.observe.MessageTracing;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -31,5 +32,13 @@ public final class Publishers {
      */
     public static RecordPublisher kafka(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
         return new KafkaClientsPublisher(producerProperties, adminProperties);
+    }
+
+    /**
+     * {@code publisher} with a publish span per record whose {@code traceparent} the record carries
+     * ({@link TracingRecordPublisher}); {@code publisher} itself when tracing is off.
+     */
+    public static RecordPublisher traced(RecordPublisher publisher, MessageTracing tracing) {
+        return tracing.enabled() ? new TracingRecordPublisher(publisher, tracing) : publisher;
     }
 }

@@ -111,6 +111,12 @@ public final class DispatcherMetrics {
         }
     }
 
+    /** This instance's {@code dispatcher.messages{queue, result}} total so far. */
+    public double total(Queue queue, Result result) {
+        return registry.find("dispatcher.messages").tag("queue", queue.tag()).tag("result", result.tag())
+                .counters().stream().mapToDouble(Counter::count).sum();
+    }
+
     /** Counts claims that took over an expired lease. */
     public void leaseExpirations(Queue queue, long count) {
         if (count > 0) {

@@ -5,6 +5,7 @@ import dev.dispatcher.domain.Queue;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -16,7 +17,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Polls the outbox backlog into the depth and age gauges and logs one summary line per interval: published per
- * second, backlog, oldest pending age, retries, dead letters and non-applied outcomes since the last line.
+ * second, backlog, oldest pending age, retries, dead letters and non-applied outcomes since the last line; each
+ * poll is also a sample of the {@link RateHistory} the console charts.
  */
 public final class RunSummary {
 
@@ -34,7 +36,11 @@ public final class RunSummary {
     private double lastNotApplied;
     private volatile Disposable running;
 
-    public RunSummary(Supplier<Mono<Backlog>> backlog, DispatcherMetrics metrics, Duration interval, boolean logLines) {
+    private final RateHistory history;
+
+    public RunSummary(Supplier<Mono<Backlog>> backlog, DispatcherMetrics metrics, Duration interval, boolean logLines,
+            RateHistory history) {
+        this.history = history;
         this.backlog = backlog;
         this.gauges = metrics.queueGauges(Queue.OUTBOX);
         this.registry = metrics.registry();
@@ -77,6 +83,9 @@ public final class RunSummary {
                     b.retryScheduled(), b.oldestAge().toMillis() / 1000.0, (long) (retries - lastRetries),
                     (long) (deadLetters - lastDeadLetters), (long) (notApplied - lastNotApplied)));
         }
+        double seconds = Math.max(1, interval.toMillis() / 1000.0);
+        history.record(new RateHistory.Sample(Instant.now(), (published - lastPublished) / seconds,
+                (deadLetters - lastDeadLetters) / seconds, b.total(), b.oldestAge().toMillis()));
         lastPublished = published;
         lastRetries = retries;
         lastDeadLetters = deadLetters;

@@ -4,6 +4,8 @@ import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.MessageTracing;
+import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.app.observe.RunSummary;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
@@ -29,6 +31,8 @@ public class OutboxConfiguration {
     static final Duration RETENTION_EVERY = Duration.ofMinutes(1);
     /** How often the backlog gauges refresh and the summary line is logged. */
     static final Duration SUMMARY_EVERY = Duration.ofSeconds(5);
+    /** How far back the console's overview chart reaches. */
+    static final Duration RATE_HISTORY_SPAN = Duration.ofMinutes(10);
 
     @Bean
     OutboxStore outboxStore(ConnectionFactory connectionFactory) {
@@ -36,8 +40,9 @@ public class OutboxConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    RecordPublisher recordPublisher(KafkaProperties kafka) {
-        return Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()), kafka.buildAdminProperties());
+    RecordPublisher recordPublisher(KafkaProperties kafka, MessageTracing tracing) {
+        return Publishers.traced(Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()),
+                kafka.buildAdminProperties()), tracing);
     }
 
     @Bean
@@ -81,8 +86,13 @@ public class OutboxConfiguration {
     }
 
     @Bean
-    RunSummary runSummary(OutboxStore store, DispatcherMetrics metrics) {
-        return new RunSummary(store::backlog, metrics, SUMMARY_EVERY, true);
+    RunSummary runSummary(OutboxStore store, DispatcherMetrics metrics, RateHistory rateHistory) {
+        return new RunSummary(store::backlog, metrics, SUMMARY_EVERY, true, rateHistory);
+    }
+
+    @Bean
+    RateHistory rateHistory() {
+        return new RateHistory(SUMMARY_EVERY, RATE_HISTORY_SPAN);
     }
 
     @Bean

@@ -1,0 +1,116 @@
+package dev.dispatcher.app.api;
+
+import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.inbox.InboxReads;
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.RateHistory;
+import dev.dispatcher.domain.Queue;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+/**
+ * Read endpoints the operator console needs beyond single messages and stats (OPERATOR, like every {@code /v1}
+ * read): a message's audit rows, this instance's recent rates and breaker state, and the inbox consumers with
+ * their backlog and dead letters. Every answer is bounded (a limit, a cursor, or the configured consumers).
+ */
+@RestController
+final class OperatorReadsController {
+
+    static final int MAX_AUDIT_ROWS = 100;
+
+    private final OperatorStore operator;
+    private final InboxReads inbox;
+    private final RateHistory history;
+    private final DispatcherMetrics metrics;
+    private final CircuitBreaker breaker;
+    private final DispatcherProperties properties;
+
+    OperatorReadsController(OperatorStore operator, InboxReads inbox, RateHistory history, DispatcherMetrics metrics,
+            CircuitBreaker breaker, DispatcherProperties properties) {
+        this.operator = operator;
+        this.inbox = inbox;
+        this.history = history;
+        this.metrics = metrics;
+        this.breaker = breaker;
+        this.properties = properties;
+    }
+
+    /** {@code {"items":[...]}}. */
+    record Items<T>(List<T> items) {
+    }
+
+    /** {@code {"items":[...],"nextCursor":...}}; {@code nextCursor} is null on the last page. */
+    record Page<T>(List<T> items, String nextCursor) {
+    }
+
+    /** This instance's relay: totals, breaker state, and the recent samples (oldest first). */
+    record Rates(String instance, long intervalSeconds, double publishedTotal, double deadLetteredTotal,
+            String breaker, List<Sample> samples) {
+    }
+
+    /** One interval of {@link Rates}. */
+    record Sample(String at, double publishedPerSecond, double deadLetteredPerSecond, long backlog,
+            long oldestLiveAgeMs) {
+    }
+
+    /** A configured inbox consumer and its figures. */
+    record Consumer(String name, List<String> topics, String groupId, String handler, long pending,
+            long retryScheduled, long backlogTotal, long deadLettered, long oldestLiveAgeMs) {
+    }
+
+    @GetMapping("/v1/messages/{id}/audit")
+    Mono<Items<OperatorStore.AuditEntry>> audit(@PathVariable String id) {
+        UUID uuid = MessagesController.messageId(id);
+        return operator.audit(uuid, MAX_AUDIT_ROWS).map(Items::new);
+    }
+
+    @GetMapping("/v1/rates")
+    Rates rates() {
+        List<Sample> samples = history.samples().stream()
+                .map(s -> new Sample(s.at().toString(), s.publishedPerSecond(), s.deadLetteredPerSecond(),
+                        s.backlog(), s.oldestLiveAgeMs()))
+                .toList();
+        return new Rates(properties.workerId(), history.interval().toSeconds(),
+                metrics.total(Queue.OUTBOX, DispatcherMetrics.Result.PUBLISHED),
+                metrics.total(Queue.OUTBOX, DispatcherMetrics.Result.DEAD_LETTERED), breaker.getState().name(),
+                samples);
+    }
+
+    @GetMapping("/v1/inbox/consumers")
+    Mono<Items<Consumer>> consumers() {
+        List<DispatcherProperties.Consumer> configured = properties.inbox().consumers();
+        return inbox.backlogs(configured.stream().map(DispatcherProperties.Consumer::name).toList())
+                .map(backlogs -> {
+                    Map<String, InboxReads.ConsumerBacklog> byName = backlogs.stream()
+                            .collect(Collectors.toMap(InboxReads.ConsumerBacklog::consumer, Function.identity()));
+                    return new Items<>(configured.stream().map(c -> {
+                        InboxReads.ConsumerBacklog b = byName.get(c.name());
+                        return new Consumer(c.name(), c.topics(), c.groupId(), c.handler(), b.pending(),
+                                b.retryScheduled(), b.pending() + b.retryScheduled(), b.deadLettered(),
+                                b.oldestAge().toMillis());
+                    }).toList());
+                });
+    }
+
+    @GetMapping("/v1/inbox/consumers/{name}/dead-letters")
+    Mono<Page<InboxReads.DeadLetter>> inboxDeadLetters(@PathVariable String name,
+            @RequestParam(required = false) String limit, @RequestParam(required = false) String cursor) {
+        if (properties.inbox().consumers().stream().noneMatch(c -> c.name().equals(name))) {
+            throw ApiProblem.notFound("no inbox consumer named " + name);
+        }
+        int parsedLimit = limit == null ? MessagesController.DEFAULT_LIST_LIMIT
+                : MessagesController.intParam("limit", limit, 1, MessagesController.MAX_LIST_LIMIT);
+        long after = cursor == null ? 0 : MessagesController.decodeCursor(cursor);
+        return inbox.deadLetters(name, after, parsedLimit).map(page -> new Page<>(page.items(),
+                page.nextAfterSeq() == null ? null : MessagesController.encodeCursor(page.nextAfterSeq())));
+    }
+}

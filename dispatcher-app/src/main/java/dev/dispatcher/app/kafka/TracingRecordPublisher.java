@@ -1,0 +1,96 @@
+package dev.dispatcher.app.kafka;
+
+import dev.dispatcher.app.observe.MessageTracing;
+import dev.dispatcher.domain.DispatchResult;
+import io.micrometer.tracing.Span;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link RecordPublisher} that gives every record a {@code PRODUCER} span: its parent is the {@code traceparent}
+ * stored with the message (when present), and the record goes out with the span's own {@code traceparent}, so a
+ * consumer's span is a child of the publish. The span ends with the record's result: an error for a failed send, a
+ * {@code dispatcher.not_attempted} tag for a record that was never handed off.
+ *
+ * <p>Spans start when the returned Mono is subscribed (on the relay's thread, not the send thread) and end exactly
+ * once, on the result or on cancellation.
+ */
+final class TracingRecordPublisher implements RecordPublisher {
+
+    static final String SPAN_NAME = "dispatcher publish";
+
+    private final RecordPublisher delegate;
+    private final MessageTracing tracing;
+
+    TracingRecordPublisher(RecordPublisher delegate, MessageTracing tracing) {
+        this.delegate = delegate;
+        this.tracing = tracing;
+    }
+
+    @Override
+    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
+        return Mono.defer(() -> {
+            List<Span> spans = new ArrayList<>(records.size());
+            List<OutboundRecord> traced = new ArrayList<>(records.size());
+            for (OutboundRecord record : records) {
+                Span span = tracing.start(SPAN_NAME, Span.Kind.PRODUCER, record.headers())
+                        .tag("messaging.system", "kafka")
+                        .tag("messaging.destination.name", record.topic());
+                String id = record.headers().get("message-id");
+                if (id != null) {
+                    span.tag("messaging.message.id", id);
+                }
+                spans.add(span);
+                traced.add(new OutboundRecord(record.topic(), record.key(), record.value(),
+                        tracing.withContextOf(span, record.headers())));
+            }
+            AtomicBoolean ended = new AtomicBoolean();
+            return delegate.publish(traced, ordered)
+                    .doOnNext(results -> {
+                        if (ended.compareAndSet(false, true)) {
+                            for (int i = 0; i < spans.size(); i++) {
+                                end(spans.get(i), results.get(i));
+                            }
+                        }
+                    })
+                    .doFinally(signal -> {
+                        if (ended.compareAndSet(false, true)) {
+                            // cancelled or failed before any result: the spans say so and still end
+                            spans.forEach(span -> span.tag("dispatcher.not_attempted", signal.toString()).end());
+                        }
+                    });
+        });
+    }
+
+    private static void end(Span span, DispatchResult result) {
+        switch (result) {
+            case DispatchResult.Published published -> {
+            }
+            case DispatchResult.Failed failed -> span.tag("dispatcher.failure", failed.kind().name())
+                    .error(new PublishFailed(failed.error()));
+            case DispatchResult.NotAttempted notAttempted -> span.tag("dispatcher.not_attempted",
+                    notAttempted.reason());
+        }
+        span.end();
+    }
+
+    @Override
+    public Mono<Boolean> probe(Duration timeout) {
+        return delegate.probe(timeout);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    /** Carries a send failure's description into the span's error; no stack trace. */
+    static final class PublishFailed extends RuntimeException {
+        PublishFailed(String description) {
+            super(description, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.dispatcher.app.observe;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.handler.TracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Spans of single messages, on Micrometer Tracing (the OpenTelemetry bridge in the service): the publish span of
+ * an outbox message and the handling span of an inbox message, each a child of the W3C {@code traceparent} the
+ * message carries, and each handing its own {@code traceparent} on.
+ *
+ * <p>Why spans and not Observations here: an Observation also records a timer and a long-task timer per message
+ * (Boot's meter handler takes every observation), which the publish path, at thousands of messages a second, does
+ * not need; the HTTP spans (ingest requests) are Spring's Observations. With tracing off ({@link #off()}, or a
+ * no-op tracer) nothing is started and messages keep the {@code traceparent} they were stored with. With tracing
+ * on but nothing sampled, spans are non-recording: a parse and a format of the header, no export. Thread-safe.
+ */
+public final class MessageTracing {
+
+    /** The W3C trace context header, on Kafka records and HTTP requests alike. */
+    public static final String TRACEPARENT = "traceparent";
+
+    /**
+     * Reactor {@code Context} key under which an inbox handler finds the {@code traceparent} of its handling span
+     * (a {@code String}); absent when tracing is off.
+     */
+    public static final String HANDLING_TRACEPARENT = MessageTracing.class.getName() + ".handling-traceparent";
+
+    private static final MessageTracing OFF = new MessageTracing(null, null);
+
+    private final Tracer tracer;
+    private final Propagator propagator;
+
+    private MessageTracing(Tracer tracer, Propagator propagator) {
+        this.tracer = tracer;
+        this.propagator = propagator;
+    }
+
+    /** Tracing on {@code tracer}; off when either is missing or a no-op. */
+    public static MessageTracing of(Tracer tracer, Propagator propagator) {
+        if (tracer == null || propagator == null || tracer == Tracer.NOOP || propagator == Propagator.NOOP) {
+            return OFF;
+        }
+        return new MessageTracing(tracer, propagator);
+    }
+
+    /** Tracing off: no spans, headers pass unchanged. */
+    public static MessageTracing off() {
+        return OFF;
+    }
+
+    public boolean enabled() {
+        return tracer != null;
+    }
+
+    /**
+     * Starts a span of {@code kind} whose parent is the {@code traceparent} in {@code headers}, or a new trace
+     * when there is none (or it is malformed).
+     *
+     * @throws IllegalStateException when tracing is off
+     */
+    public Span start(String name, Span.Kind kind, Map<String, String> headers) {
+        if (tracer == null) {
+            throw new IllegalStateException("tracing is off");
+        }
+        return propagator.extract(headers, Map::get).name(name).kind(kind).start();
+    }
+
+    /** A copy of {@code headers} in which the trace context headers are {@code span}'s, replacing any stored. */
+    public Map<String, String> withContextOf(Span span, Map<String, String> headers) {
+        Map<String, String> copy = new LinkedHashMap<>(headers);
+        propagator.inject(span.context(), copy, Map::put);
+        return copy;
+    }
+
+    /**
+     * The {@code traceparent} of the span a tracing handler started for {@code observation}, or {@code null} when
+     * it is not traced (tracing off, or the observation is a no-op).
+     */
+    public static String traceparentOf(Observation.ContextView observation) {
+        TracingObservationHandler.TracingContext tracing =
+                observation.get(TracingObservationHandler.TracingContext.class);
+        Span span = tracing == null ? null : tracing.getSpan();
+        return span == null ? null : traceparent(span.context());
+    }
+
+    /** {@code context} as a W3C {@code traceparent} value: version 00, trace id, span id, sampled flag. */
+    public static String traceparent(TraceContext context) {
+        Boolean sampled = context.sampled();
+        return "00-" + context.traceId() + "-" + context.spanId() + (Boolean.TRUE.equals(sampled) ? "-01" : "-00");
+    }
+}

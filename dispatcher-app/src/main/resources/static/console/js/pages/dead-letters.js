@@ -1,0 +1,85 @@
+// Dead letters: the outbox's DEAD_LETTERED messages a page at a time, each replayable with If-Match set to the
+// version listed (a message that changed since shows the API's 409 and its current row), and bulk replay by filter
+// (topic, key, text in the last error; bounded per call, audited per message).
+
+import { call, get, query } from '../api.js';
+import { fill, h, number, problemNotice } from '../dom.js';
+import { messageTable, PAGE_SIZE } from './messages.js';
+import { conflictView } from './message.js';
+
+export function renderDeadLetters(main, params) {
+  const filter = { topic: params.get('topic') || '', key: params.get('key') || '' };
+  const cursor = params.get('cursor') || '';
+  const notice = h('div', { id: 'dead-letters-result' });
+  const list = h('div', { id: 'dead-letters-body' }, h('p', { class: 'muted' }, 'Loading…'));
+  const topic = h('input', { id: 'bulk-topic', value: filter.topic, placeholder: 'any topic' });
+  const key = h('input', { id: 'bulk-key', value: filter.key, placeholder: 'any key' });
+  const errorContains = h('input', { id: 'bulk-error', placeholder: 'any error' });
+  const limit = h('input', { id: 'bulk-limit', type: 'number', min: 1, max: 1000, value: 100 });
+  const count = h('span', { id: 'dead-letter-count', class: 'muted' }, '');
+  const reload = () => load(list, notice, filter, cursor);
+
+  const bulk = h('form', {
+    class: 'filters', id: 'bulk-form',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      const body = { limit: Number(limit.value) || 100 };
+      for (const [name, input] of [['topic', topic], ['key', key], ['errorContains', errorContains]]) {
+        if (input.value.trim()) {
+          body[name] = input.value.trim();
+        }
+      }
+      try {
+        const result = (await call('POST', '/v1/dead-letters/replay', { body })).body;
+        fill(notice, h('div', { class: 'notice ok', id: 'bulk-ok' },
+          `Replayed ${number(result.replayed)} message(s), oldest first.`
+          + (result.replayed === body.limit ? ' More may match: replay again for the next batch.' : '')));
+      } catch (e) {
+        fill(notice, problemNotice(e, 'Bulk replay refused'));
+      }
+      reload();
+    },
+  }, h('label', {}, 'Topic', topic), h('label', {}, 'Key', key), h('label', {}, 'Last error contains', errorContains),
+  h('label', {}, 'At most', limit), h('button', { type: 'submit', id: 'bulk-replay' }, 'Replay matching'));
+
+  fill(main, h('div', { class: 'toolbar' }, h('h1', {}, 'Dead letters'), count),
+    h('h2', {}, 'Bulk replay'), bulk, notice, h('h2', {}, 'Dead-lettered messages'),
+    h('form', {
+      class: 'filters',
+      onsubmit: (event) => {
+        event.preventDefault();
+        location.hash = '#/dead-letters' + query({ topic: topic.value.trim(), key: key.value.trim() });
+      },
+    }, h('button', { type: 'submit', class: 'secondary', id: 'dead-letters-filter' }, 'List with this topic and key')),
+    list);
+  get('/v1/stats').then((stats) => fill(count, `${number(stats.deadLettered)} in the outbox`)).catch(() => {});
+  reload();
+  return () => {};
+}
+
+async function load(list, notice, filter, cursor) {
+  try {
+    const page = await get('/v1/messages' + query({ status: 'DEAD_LETTERED', ...filter, limit: PAGE_SIZE, cursor }));
+    fill(list, messageTable(page.items, 'dead-letters-table', (m) => {
+      const button = h('button', { type: 'button', class: 'replay-one', 'data-id': m.id }, 'Replay');
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        try {
+          const result = (await call('POST', `/v1/messages/${m.id}/replay`, { ifMatch: `"${m.version}"` })).body;
+          fill(notice, h('div', { class: 'notice ok', id: 'replay-ok' },
+            `Replayed ${m.id}: now ${result.status} at version ${result.version}.`));
+          load(list, notice, filter, cursor);
+        } catch (e) {
+          fill(notice, conflictView(e, () => load(list, notice, filter, cursor)));
+        }
+      });
+      return button;
+    }),
+    h('div', { class: 'pager' },
+      cursor ? h('a', { href: '#/dead-letters' + query(filter) }, 'First page') : null,
+      page.nextCursor ? h('a', { href: '#/dead-letters' + query({ ...filter, cursor: page.nextCursor }) }, 'Next page')
+        : h('span', { class: 'muted' }, 'End of the list')));
+  } catch (e) {
+    fill(list, problemNotice(e, 'Could not list dead letters'));
+  }
+}

@@ -76,7 +76,9 @@ class MovedMigrationsIT {
         assertThat(flyway(schema, "filesystem:" + old).migrate().migrationsExecuted).isEqualTo(2);
 
         Flyway moved = flyway(schema, Migrations.LOCATION);
-        assertThat(moved.validateWithResult().validationSuccessful).isTrue();
+        // what was applied validates against the moved files; migrations added since are merely pending
+        assertThat(Flyway.configure().configuration(moved.getConfiguration()).ignoreMigrationPatterns("*:pending")
+                .load().validateWithResult().validationSuccessful).isTrue();
         // only the migrations added since (V3 on) run; the moved ones are recognised as applied
         int added = (int) Arrays.stream(moved.info().all()).filter(m -> m.getVersion() != null)
                 .filter(m -> !RECORDED_BEFORE_THE_MOVE.containsKey(m.getVersion().getVersion())).count();

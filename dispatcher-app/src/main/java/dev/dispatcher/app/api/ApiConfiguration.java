@@ -1,6 +1,9 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.config.IngestProperties;
+import dev.dispatcher.app.store.ControlStore;
+import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxStore;
 import io.r2dbc.spi.ConnectionFactory;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
@@ -16,7 +19,7 @@ class ApiConfiguration {
 
     @Bean
     IngestLimits ingestLimits(DispatcherProperties properties, KafkaProperties kafka) {
-        DispatcherProperties.Ingest ingest = properties.ingest();
+        IngestProperties ingest = properties.ingest();
         return IngestLimits.checked(ingest.maxPayloadSize().toBytes(), ingest.maxBatchSize(),
                 kafka.buildProducerProperties());
     }
@@ -38,6 +41,6 @@ class ApiConfiguration {
 
     @Bean
     OperatorStore operatorStore(ConnectionFactory connectionFactory, OutboxStore outboxStore) {
-        return new OperatorStore(connectionFactory, outboxStore::backlog);
+        return OperatorStore.r2dbc(connectionFactory, outboxStore);
     }
 }

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
-import dev.dispatcher.sql.OutboxSql;
+import dev.dispatcher.client.OutboxMessage;
+import dev.dispatcher.client.OutboxWriter;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.nio.charset.StandardCharsets;
@@ -13,9 +14,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys), the way an application
- * would: one transaction per tick, taking each key's writer lock first so a key's rows commit in seq order.
- * Enabled with {@code dispatcher.demo.enabled}; {@code dispatcher.demo.rate} is messages per second.
+ * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys) exactly the way an
+ * application does: with {@code dispatcher-client}'s {@link OutboxWriter}, one transaction per tick (the writer
+ * takes each key's writer lock, so a key's rows commit in seq order). Enabled with {@code dispatcher.demo.enabled};
+ * {@code dispatcher.demo.rate} is messages per second.
  */
 public final class DemoProducer {
 
@@ -25,6 +27,7 @@ public final class DemoProducer {
 
     private final ConnectionFactory connections;
     private final double rate;
+    private final OutboxWriter writer = OutboxWriter.create();
     private final AtomicLong written = new AtomicLong();
     private volatile Disposable running;
 
@@ -55,25 +58,19 @@ public final class DemoProducer {
 
     private Mono<Void> writeBatch(int n) {
         return Mono.usingWhen(connections.create(), c -> Mono.from(c.beginTransaction())
-                        .thenMany(Flux.range(0, n).concatMap(i -> insert(c, written.incrementAndGet())))
+                        .thenMany(Flux.range(0, n).concatMap(i -> writer.write(c, order(written.incrementAndGet()))))
                         .then(Mono.from(c.commitTransaction())),
                 Connection::close, (c, e) -> Mono.from(c.rollbackTransaction()).then(Mono.from(c.close())),
                 Connection::close);
     }
 
-    private static Mono<Void> insert(Connection c, long n) {
-        String key = "order-" + (n % 32);
-        byte[] payload = ("{\"orderId\":" + n + ",\"amount\":" + (n % 997) + ".50,\"currency\":\"EUR\"}")
-                .getBytes(StandardCharsets.UTF_8);
-        return Flux.from(c.createStatement(OutboxSql.LOCK_KEY).bind("$1", key).execute())
-                .flatMap(r -> r.map(row -> 1))
-                .thenMany(Flux.from(c.createStatement(OutboxSql.INSERT)
-                        .bindNull("$1", java.util.UUID.class).bind("$2", TOPIC).bind("$3", key)
-                        .bind("$4", "OrderPlaced").bind("$5", payload).bindNull("$6", String.class)
-                        .bindNull("$7", String.class).bind("$8", "demo-" + n).bindNull("$9", String.class)
-                        .execute()))
-                .flatMap(r -> r.map(row -> 1))
-                .then();
+    private static OutboxMessage order(long n) {
+        return OutboxMessage.builder(TOPIC, "OrderPlaced")
+                .key("order-" + (n % 32))
+                .payload(("{\"orderId\":" + n + ",\"amount\":" + (n % 997) + ".50,\"currency\":\"EUR\"}")
+                        .getBytes(StandardCharsets.UTF_8))
+                .correlationId("demo-" + n)
+                .build();
     }
 
     public synchronized void stop() {

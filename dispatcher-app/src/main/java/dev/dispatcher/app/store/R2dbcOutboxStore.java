@@ -24,15 +24,22 @@ import reactor.core.publisher.Mono;
 final class R2dbcOutboxStore implements OutboxStore {
 
     private final ConnectionFactory connections;
+    private final Ordering ordering;
     /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
     private final AtomicReference<String> keyCursor = new AtomicReference<>("");
 
-    R2dbcOutboxStore(ConnectionFactory connections) {
+    R2dbcOutboxStore(ConnectionFactory connections, Ordering ordering) {
         this.connections = connections;
+        this.ordering = ordering;
     }
 
     private <T> Flux<T> run(Function<Connection, Flux<T>> work) {
-        return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
+        return Connections.autoCommit(connections, work);
+    }
+
+    @Override
+    public Mono<List<ClaimedMessage>> claim(String owner, int limit, Duration lease) {
+        return claimBatch(owner, limit, lease, ordering);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.dispatcher.domain.Queue;
 import dev.dispatcher.domain.Transition;
 import dev.dispatcher.domain.TransitionClassifier;
 import dev.dispatcher.domain.TransitionResult;
+import dev.dispatcher.sql.LeasedTableSql;
 import io.r2dbc.spi.Readable;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -22,7 +23,7 @@ import java.util.UUID;
  *
  * <p>Requests for the same id are de-duplicated here, first one wins, matching the statement's own de-duplication.
  */
-public final class TransitionBatch {
+final class TransitionBatch {
 
     /** Longest {@code last_error} kept. */
     public static final int MAX_ERROR = 2000;
@@ -30,7 +31,7 @@ public final class TransitionBatch {
     private final Queue queue;
     private final Map<String, TransitionRequest> distinct = new LinkedHashMap<>();
 
-    public TransitionBatch(Queue queue, List<TransitionRequest> requests) {
+    TransitionBatch(Queue queue, List<TransitionRequest> requests) {
         this.queue = queue;
         requests.forEach(r -> distinct.putIfAbsent(r.leased().id().value(), r));
     }
@@ -53,9 +54,20 @@ public final class TransitionBatch {
         return distinct.values().stream().map(r -> r.leased().lease().token()).toArray(UUID[]::new);
     }
 
-    /** {@code deliver|retry|dead_letter|renew|release}, as the statements switch on. */
+    /** The kinds the statement switches on ({@link LeasedTableSql.Kind#sql()}), never a metric tag. */
     public String[] kinds() {
-        return distinct.values().stream().map(r -> r.transition().tag()).toArray(String[]::new);
+        return distinct.values().stream().map(r -> kind(r.transition()).sql()).toArray(String[]::new);
+    }
+
+    /** The statement's kind of {@code transition}. */
+    static LeasedTableSql.Kind kind(Transition transition) {
+        return switch (transition) {
+            case Transition.Deliver d -> LeasedTableSql.Kind.DELIVER;
+            case Transition.ScheduleRetry r -> LeasedTableSql.Kind.RETRY;
+            case Transition.DeadLetter d -> LeasedTableSql.Kind.DEAD_LETTER;
+            case Transition.RenewLease r -> LeasedTableSql.Kind.RENEW;
+            case Transition.Release r -> LeasedTableSql.Kind.RELEASE;
+        };
     }
 
     /** Retry delay or renewal length in milliseconds, 0 for the other transitions. */

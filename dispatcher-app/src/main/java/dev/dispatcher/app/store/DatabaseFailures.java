@@ -1,0 +1,82 @@
+package dev.dispatcher.app.store;
+
+import io.r2dbc.spi.R2dbcException;
+import io.r2dbc.spi.R2dbcNonTransientResourceException;
+import io.r2dbc.spi.R2dbcTransientException;
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Classifies a database error once, by SQLSTATE class, the way r2dbc-postgresql's {@code ExceptionFactory} maps
+ * them (and beside {@code kafka.KafkaFailures}, which does the same for send errors). Every caller that retries a
+ * statement or decides a handler failure asks here, so an integrity violation is permanent everywhere.
+ *
+ * <ul>
+ *   <li>{@link Kind#TRANSIENT}: connection exceptions (class 08), serialization failure (40001), deadlock (40P01),
+ *       admin or crash shutdown (57P01..57P03), insufficient resources (class 53), and errors without a SQLSTATE
+ *       from a lost connection or an exhausted pool;</li>
+ *   <li>{@link Kind#TIMEOUT}: the statement was cancelled ({@code query_canceled} 57014, e.g. by
+ *       {@code statement_timeout}) or could not take a lock ({@code lock_not_available} 55P03);</li>
+ *   <li>{@link Kind#PERMANENT}: integrity violations (class 23), syntax or access rule violations (class 42), data
+ *       exceptions (class 22) and anything else a repeat cannot change.</li>
+ * </ul>
+ * {@link Error}s are never classified: they are rethrown.
+ */
+public final class DatabaseFailures {
+
+    private DatabaseFailures() {
+    }
+
+    /** How a database error is treated. */
+    public enum Kind {
+        /** Repeating the statement may succeed. */
+        TRANSIENT,
+        /** The statement was cancelled or gave up waiting; repeating it may succeed. */
+        TIMEOUT,
+        /** Repeating the same statement fails the same way. */
+        PERMANENT
+    }
+
+    /**
+     * The kind of {@code error}.
+     *
+     * @throws Error if {@code error} is one
+     */
+    public static Kind classify(Throwable error) {
+        if (error instanceof Error fatal) {
+            throw fatal;
+        }
+        if (error instanceof R2dbcException r2dbc) {
+            String state = r2dbc.getSqlState();
+            if (state != null && state.length() == 5) {
+                return bySqlState(state);
+            }
+            if (r2dbc instanceof R2dbcTransientException || r2dbc instanceof R2dbcNonTransientResourceException) {
+                return Kind.TRANSIENT; // a closed or broken connection carries no SQLSTATE
+            }
+            return Kind.PERMANENT;
+        }
+        // the pool's acquire timeout and a connection lost below the driver
+        if (error instanceof TimeoutException || error instanceof IOException
+                || (error.getCause() != null && error.getCause() != error && error.getCause() instanceof IOException)) {
+            return Kind.TRANSIENT;
+        }
+        return Kind.PERMANENT;
+    }
+
+    /** Whether repeating the statement may succeed: {@link Kind#TRANSIENT} or {@link Kind#TIMEOUT}. */
+    public static boolean isRetryable(Throwable error) {
+        return classify(error) != Kind.PERMANENT;
+    }
+
+    static Kind bySqlState(String state) {
+        return switch (state) {
+            case "57014", "55P03" -> Kind.TIMEOUT;
+            case "40001", "40P01", "57P01", "57P02", "57P03" -> Kind.TRANSIENT;
+            default -> switch (state.substring(0, 2)) {
+                case "08", "53" -> Kind.TRANSIENT;
+                default -> Kind.PERMANENT;
+            };
+        };
+    }
+}

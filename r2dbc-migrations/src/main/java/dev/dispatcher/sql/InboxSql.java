@@ -89,6 +89,9 @@ public final class InboxSql {
      */
     public static final String TRANSITION = LeasedTableSql.transition(LeasedTableSql.INBOX);
 
+    /** {@link #TRANSITION} for exactly one request, scalar parameters ({@link LeasedTableSql#transitionOne}). */
+    public static final String TRANSITION_ONE = LeasedTableSql.transitionOne(LeasedTableSql.INBOX);
+
     /**
      * Deletes up to {@code $4} rows of consumer {@code $1} in terminal status {@code $2} that finished more than
      * {@code $3} ms ago; for {@code COMPLETED} rows that is the end of their deduplication window (a record

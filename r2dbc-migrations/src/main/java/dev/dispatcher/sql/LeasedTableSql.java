@@ -189,4 +189,74 @@ public final class LeasedTableSql {
                 Kind.DELIVER.literal(), t.successStatus(), Kind.RETRY.literal(), Kind.DEAD_LETTER.literal(),
                 Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"));
     }
+
+    /**
+     * {@link #transition} for exactly one request, with scalar parameters: {@code $1} id, {@code $2} our lease
+     * token, {@code $3} kind, {@code $4} milliseconds, {@code $5} error (null where none), and for a scoped table
+     * {@code $6} the scope. Returns the same columns as {@link #transition}, one row.
+     *
+     * <p>The same classification in the same one round trip: {@code snap} reads the row in the statement's
+     * snapshot (every part of a statement shares it, so reading it beside the UPDATE still sees the row as it was
+     * when the statement began), {@code cur} locks the current row ({@code FOR NO KEY UPDATE}: waits for a concurrent
+     * writer, then yields its committed version, or nothing if it deleted the row), and the UPDATE joins {@code cur}
+     * by primary key with the guard on the target row's own columns. Why a second form: without arrays, ordinals and
+     * de-duplication the planner has little to do. Measured on PostgreSQL 17.7 with {@code force_custom_plan}:
+     * planning the array form for one row took about 9 ms, this form well under one, and an inbox handler writes one
+     * completion per message in its own transaction.
+     */
+    public static String transitionOne(Table t) {
+        String id = t.idColumn();
+        return """
+                WITH snap AS (
+                    SELECT s.%3$s AS id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
+                      FROM %1$s s
+                     WHERE s.%3$s = $1::%2$s%14$s
+                ),
+                cur AS MATERIALIZED (
+                    SELECT k.%3$s AS id, k.status, k.lease_token, k.lease_until, k.version, k.attempts
+                      FROM %1$s k
+                     WHERE k.%3$s = $1::%2$s%4$s
+                       FOR NO KEY UPDATE
+                ),
+                upd AS (
+                    UPDATE %1$s t
+                       SET status = CASE $3::text WHEN %7$s THEN '%8$s'
+                                                  WHEN %9$s THEN 'RETRY_SCHEDULED'
+                                                  WHEN %10$s THEN 'DEAD_LETTERED'
+                                                  ELSE t.status END,
+                           version = CASE WHEN $3::text IN (%7$s, %9$s, %10$s) THEN t.version + 1
+                                          ELSE t.version END,
+                           attempts = CASE WHEN $3::text = %12$s THEN greatest(t.attempts - 1, 0)
+                                           ELSE t.attempts END,
+                           lease_until = CASE WHEN $3::text = %11$s
+                                              THEN statement_timestamp() + $4::bigint * interval '1 millisecond'
+                                              ELSE NULL END,
+                           visible_after = CASE WHEN $3::text = %9$s
+                                                THEN statement_timestamp() + $4::bigint * interval '1 millisecond'
+                                                ELSE t.visible_after END,
+                           %13$s = CASE WHEN $3::text = %7$s THEN statement_timestamp() ELSE t.%13$s END,
+                           dead_lettered_at = CASE WHEN $3::text = %10$s THEN statement_timestamp()
+                                                   ELSE t.dead_lettered_at END,
+                           last_error = CASE WHEN $3::text IN (%9$s, %10$s) THEN $5::text ELSE t.last_error END
+                      FROM cur c
+                     WHERE t.%3$s = c.id%5$s
+                       AND (t.lease_token = $2::uuid AND t.lease_until IS NOT NULL AND t.status IN %6$s) IS TRUE
+                    RETURNING t.%3$s AS id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
+                )
+                SELECT $1::%2$s AS id,
+                       snap.id IS NOT NULL AS snap_found, snap.status AS snap_status, snap.lease_token AS snap_token,
+                       snap.lease_until AS snap_until, snap.version AS snap_version, snap.attempts AS snap_attempts,
+                       cur.id IS NOT NULL AS cur_found, cur.status AS cur_status, cur.lease_token AS cur_token,
+                       cur.lease_until AS cur_until, cur.version AS cur_version, cur.attempts AS cur_attempts,
+                       upd.id IS NOT NULL AS upd_found, upd.status AS upd_status, upd.lease_token AS upd_token,
+                       upd.lease_until AS upd_until, upd.version AS upd_version, upd.attempts AS upd_attempts,
+                       statement_timestamp() AS db_now
+                  FROM (VALUES (1)) one(x)
+                  LEFT JOIN snap ON true
+                  LEFT JOIN cur ON true
+                  LEFT JOIN upd ON true
+                """.formatted(t.name(), t.idType(), id, t.scoped("k"), t.scoped("t"), LIVE,
+                Kind.DELIVER.literal(), t.successStatus(), Kind.RETRY.literal(), Kind.DEAD_LETTER.literal(),
+                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"));
+    }
 }

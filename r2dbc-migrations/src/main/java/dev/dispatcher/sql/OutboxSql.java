@@ -180,6 +180,9 @@ public final class OutboxSql {
      */
     public static final String TRANSITION = LeasedTableSql.transition(LeasedTableSql.OUTBOX);
 
+    /** {@link #TRANSITION} for exactly one request, scalar parameters ({@link LeasedTableSql#transitionOne}). */
+    public static final String TRANSITION_ONE = LeasedTableSql.transitionOne(LeasedTableSql.OUTBOX);
+
     /**
      * Serialises writers of one key for the rest of their transaction, so a key's rows commit in {@code seq}
      * order (identity values are allocated at insert, not at commit). Parameter: {@code $1} the key. Taken by

@@ -147,9 +147,7 @@ final class R2dbcInboxStore implements InboxStore {
         private Flux<TransitionResult> execute(Connection c, List<TransitionRequest> requests) {
             return Flux.defer(() -> {
                 TransitionBatch batch = new TransitionBatch(Queue.INBOX, requests);
-                return Flux.from(c.createStatement(InboxSql.TRANSITION)
-                                .bind("$1", batch.ids()).bind("$2", batch.tokens()).bind("$3", batch.kinds())
-                                .bind("$4", batch.millis()).bind("$5", batch.errors()).bind("$6", consumer)
+                return Flux.from(batch.statement(c, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE, false, consumer)
                                 .execute())
                         .flatMap(r -> r.map(batch::classify));
             });

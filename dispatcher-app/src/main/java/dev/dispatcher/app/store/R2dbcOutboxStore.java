@@ -103,9 +103,7 @@ final class R2dbcOutboxStore implements OutboxStore {
         }
         return Mono.defer(() -> {
             TransitionBatch batch = new TransitionBatch(Queue.OUTBOX, requests);
-            return run(c -> Flux.from(c.createStatement(OutboxSql.TRANSITION)
-                                    .bind("$1", batch.uuids()).bind("$2", batch.tokens()).bind("$3", batch.kinds())
-                                    .bind("$4", batch.millis()).bind("$5", batch.errors())
+            return run(c -> Flux.from(batch.statement(c, OutboxSql.TRANSITION, OutboxSql.TRANSITION_ONE, true, null)
                                     .execute())
                             .flatMap(r -> r.map(batch::classify)))
                     .collectList();

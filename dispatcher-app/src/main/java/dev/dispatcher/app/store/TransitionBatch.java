@@ -8,7 +8,9 @@ import dev.dispatcher.domain.Transition;
 import dev.dispatcher.domain.TransitionClassifier;
 import dev.dispatcher.domain.TransitionResult;
 import dev.dispatcher.sql.LeasedTableSql;
+import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +26,30 @@ import java.util.UUID;
  * <p>Requests for the same id are de-duplicated here, first one wins, matching the statement's own de-duplication.
  */
 final class TransitionBatch {
+
+    /**
+     * The statement for this batch, bound: {@code one} (scalar parameters) for a single distinct request, whose
+     * planning is a fraction of the array form's, else {@code many}. {@code scope} is bound as {@code $6} when not
+     * null (the inbox's consumer name).
+     */
+    Statement statement(Connection c, String many, String one, boolean uuidIds, String scope) {
+        Statement s;
+        if (distinct.size() == 1) {
+            TransitionRequest r = distinct.values().iterator().next();
+            s = c.createStatement(one)
+                    .bind("$1", uuidIds ? r.leased().id().asUuid() : r.leased().id().value())
+                    .bind("$2", r.leased().lease().token())
+                    .bind("$3", kinds()[0])
+                    .bind("$4", millis()[0]);
+            String error = errors()[0];
+            s = error == null ? s.bindNull("$5", String.class) : s.bind("$5", error);
+        } else {
+            s = c.createStatement(many)
+                    .bind("$1", uuidIds ? uuids() : ids()).bind("$2", tokens()).bind("$3", kinds())
+                    .bind("$4", millis()).bind("$5", errors());
+        }
+        return scope == null ? s : s.bind("$6", scope);
+    }
 
     /** Longest {@code last_error} kept. */
     public static final int MAX_ERROR = 2000;

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -265,13 +267,14 @@ abstract class LeasedQueueContract<M extends Claimed> {
         assertThat(result.durableStatusTag()).isEqualTo("dead_lettered");
     }
 
-    @Test
-    void operatorCommittingWhileDeliverWaitsIsConcurrencyLostAndTheWinnerIsKept() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"one-row form", "array form"})
+    void operatorCommittingWhileDeliverWaitsIsConcurrencyLostAndTheWinnerIsKept(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
-        CompletableFuture<List<TransitionResult>> pending;
+        CompletableFuture<TransitionResult> pending;
         try (RowLockRace race = new RowLockRace(this::jdbc, table(), rowCondition(), idParameter(id))) {
-            pending = queue.transition(List.of(new TransitionRequest(a.leased(), DELIVER))).toFuture();
+            pending = deliverInForm(a, form);
             race.awaitBlocked(Duration.ofSeconds(10));
             assertThat(pending).isNotDone();
             assertThat(race.changeAndCommit("UPDATE " + table() + " SET status = 'DEAD_LETTERED', lease_token = NULL,"
@@ -279,7 +282,7 @@ abstract class LeasedQueueContract<M extends Claimed> {
                     + " WHERE " + rowCondition(), idParameter(id))).isEqualTo(1);
         }
 
-        TransitionResult result = single(pending.get(10, TimeUnit.SECONDS));
+        TransitionResult result = pending.get(10, TimeUnit.SECONDS);
 
         Row after = existing(id);
         assertThat(result.outcome()).isEqualTo(TransitionOutcome.CONCURRENCY_LOST);
@@ -291,19 +294,20 @@ abstract class LeasedQueueContract<M extends Claimed> {
         assertEntryIsRow(result.entry(), after);
     }
 
-    @Test
-    void ownRenewalCommittingWhileDeliverWaitsDoesNotLoseTheDeliver() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"one-row form", "array form"})
+    void ownRenewalCommittingWhileDeliverWaitsDoesNotLoseTheDeliver(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
-        CompletableFuture<List<TransitionResult>> pending;
+        CompletableFuture<TransitionResult> pending;
         try (RowLockRace race = new RowLockRace(this::jdbc, table(), rowCondition(), idParameter(id))) {
-            pending = queue.transition(List.of(new TransitionRequest(a.leased(), DELIVER))).toFuture();
+            pending = deliverInForm(a, form);
             race.awaitBlocked(Duration.ofSeconds(10));
             race.changeAndCommit("UPDATE " + table() + " SET lease_until = lease_until + interval '10 seconds'"
                     + " WHERE " + rowCondition(), idParameter(id));
         }
 
-        TransitionResult result = single(pending.get(10, TimeUnit.SECONDS));
+        TransitionResult result = pending.get(10, TimeUnit.SECONDS);
 
         Row after = existing(id);
         assertThat(result.outcome()).isEqualTo(TransitionOutcome.APPLIED);
@@ -326,19 +330,20 @@ abstract class LeasedQueueContract<M extends Claimed> {
         assertThat(row(id)).isEmpty();
     }
 
-    @Test
-    void rowDeletedWhileDeliverWaitsIsMissingWithOurLeasedSnapshot() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"one-row form", "array form"})
+    void rowDeletedWhileDeliverWaitsIsMissingWithOurLeasedSnapshot(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
-        CompletableFuture<List<TransitionResult>> pending;
+        CompletableFuture<TransitionResult> pending;
         try (RowLockRace race = new RowLockRace(this::jdbc, table(), rowCondition(), idParameter(id))) {
-            pending = queue.transition(List.of(new TransitionRequest(a.leased(), DELIVER))).toFuture();
+            pending = deliverInForm(a, form);
             race.awaitBlocked(Duration.ofSeconds(10));
             assertThat(race.changeAndCommit("DELETE FROM " + table() + " WHERE " + rowCondition(), idParameter(id)))
                     .isEqualTo(1);
         }
 
-        TransitionResult result = single(pending.get(10, TimeUnit.SECONDS));
+        TransitionResult result = pending.get(10, TimeUnit.SECONDS);
 
         assertThat(result.outcome()).isEqualTo(TransitionOutcome.MISSING);
         assertThat(result.entry()).isEqualTo(a.leased().asState());
@@ -370,15 +375,16 @@ abstract class LeasedQueueContract<M extends Claimed> {
         }
     }
 
-    @Test
-    void deliverRetriedAfterAnAmbiguousCommitIsRecognisedAsOwnWrite() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"one-row form", "array form"})
+    void deliverRetriedAfterAnAmbiguousCommitIsRecognisedAsOwnWrite(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
-        TransitionResult first = single(transition(a, DELIVER));
+        TransitionResult first = deliverInForm(a, form).get(10, TimeUnit.SECONDS);
         Row afterFirst = existing(id);
 
         // the acknowledgement of the first write was "lost": the worker repeats the same transition
-        TransitionResult retried = single(transition(a, DELIVER));
+        TransitionResult retried = deliverInForm(a, form).get(10, TimeUnit.SECONDS);
 
         Row afterRetry = existing(id);
         assertThat(first.outcome()).isEqualTo(TransitionOutcome.APPLIED);
@@ -516,6 +522,27 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     // ---------------------------------------------------------------- support
+
+    /**
+     * Delivers {@code m} with the one-row statement (a request alone) or the array statement (beside a request for
+     * a second, unrelated row claimed for this), and emits {@code m}'s result.
+     */
+    CompletableFuture<TransitionResult> deliverInForm(M m, String form) throws Exception {
+        List<TransitionRequest> requests = new java.util.ArrayList<>();
+        requests.add(new TransitionRequest(m.leased(), DELIVER));
+        if (form.equals("array form")) {
+            insert();
+            M companion = claimOne("worker-companion");
+            requests.add(new TransitionRequest(companion.leased(), DELIVER));
+        }
+        String id = m.leased().id().value();
+        return queue.transition(requests)
+                .map(results -> {
+                    assertThat(results).hasSize(requests.size());
+                    return results.stream().filter(r -> r.entry().id().value().equals(id)).findFirst().orElseThrow();
+                })
+                .toFuture();
+    }
 
     LeasedQueue<M> queue() {
         return queue;

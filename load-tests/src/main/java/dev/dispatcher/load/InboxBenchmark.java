@@ -178,6 +178,11 @@ final class InboxBenchmark {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, env.kafka.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        // A fresh topic's leaders may not be elected when the first batch goes out; an idempotent producer then
+        // failed with OutOfOrderSequence. Without idempotence a retried batch may land twice, which the inbox
+        // absorbs as a duplicate record (an effect is counted once per id either way).
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         Set<String> ids = new HashSet<>(n * 2);
         byte[] payload = ("{\"x\":\"" + "x".repeat(Math.max(0, o.payloadBytes() - 8)) + "\"}")
                 .getBytes(StandardCharsets.UTF_8);

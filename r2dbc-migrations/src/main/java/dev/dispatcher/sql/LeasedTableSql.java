@@ -78,6 +78,20 @@ public final class LeasedTableSql {
         }
     }
 
+    /**
+     * What both transition forms return besides the id, for the classifier: the row in the statement's snapshot
+     * ({@code snap_*}), as locked ({@code cur_*}), as written ({@code upd_*}), and the statement's time.
+     */
+    private static final String CLASSIFIED_COLUMNS = """
+                   snap.id IS NOT NULL AS snap_found, snap.status AS snap_status, snap.lease_token AS snap_token,
+                   snap.lease_until AS snap_until, snap.version AS snap_version, snap.attempts AS snap_attempts,
+                   cur.id IS NOT NULL AS cur_found, cur.status AS cur_status, cur.lease_token AS cur_token,
+                   cur.lease_until AS cur_until, cur.version AS cur_version, cur.attempts AS cur_attempts,
+                   upd.id IS NOT NULL AS upd_found, upd.status AS upd_status, upd.lease_token AS upd_token,
+                   upd.lease_until AS upd_until, upd.version AS upd_version, upd.attempts AS upd_attempts,
+                   statement_timestamp() AS db_now
+            """;
+
     /** {@code outbox_message}: uuid ids, no scope, {@code DELIVERED}. */
     public static final Table OUTBOX = new Table("outbox_message", "id", "uuid", null, "DELIVERED", "delivered_at");
 
@@ -173,21 +187,14 @@ public final class LeasedTableSql {
                      WHERE s.%3$s IN (SELECT n.id FROM input n WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = n.id))%14$s
                 )
                 SELECT i.id,
-                       snap.id IS NOT NULL AS snap_found, snap.status AS snap_status, snap.lease_token AS snap_token,
-                       snap.lease_until AS snap_until, snap.version AS snap_version, snap.attempts AS snap_attempts,
-                       cur.id IS NOT NULL AS cur_found, cur.status AS cur_status, cur.lease_token AS cur_token,
-                       cur.lease_until AS cur_until, cur.version AS cur_version, cur.attempts AS cur_attempts,
-                       upd.id IS NOT NULL AS upd_found, upd.status AS upd_status, upd.lease_token AS upd_token,
-                       upd.lease_until AS upd_until, upd.version AS upd_version, upd.attempts AS upd_attempts,
-                       statement_timestamp() AS db_now
-                  FROM input i
+                %15$s  FROM input i
                   LEFT JOIN snap ON snap.id = i.id
                   LEFT JOIN cur ON cur.id = i.id
                   LEFT JOIN upd ON upd.id = i.id
                  ORDER BY i.ord
                 """.formatted(t.name(), t.idType(), id, t.scoped("k"), t.scoped("t"), LIVE,
                 Kind.DELIVER.literal(), t.successStatus(), Kind.RETRY.literal(), Kind.DEAD_LETTER.literal(),
-                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"));
+                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"), CLASSIFIED_COLUMNS);
     }
 
     /**
@@ -244,19 +251,12 @@ public final class LeasedTableSql {
                     RETURNING t.%3$s AS id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
                 )
                 SELECT $1::%2$s AS id,
-                       snap.id IS NOT NULL AS snap_found, snap.status AS snap_status, snap.lease_token AS snap_token,
-                       snap.lease_until AS snap_until, snap.version AS snap_version, snap.attempts AS snap_attempts,
-                       cur.id IS NOT NULL AS cur_found, cur.status AS cur_status, cur.lease_token AS cur_token,
-                       cur.lease_until AS cur_until, cur.version AS cur_version, cur.attempts AS cur_attempts,
-                       upd.id IS NOT NULL AS upd_found, upd.status AS upd_status, upd.lease_token AS upd_token,
-                       upd.lease_until AS upd_until, upd.version AS upd_version, upd.attempts AS upd_attempts,
-                       statement_timestamp() AS db_now
-                  FROM (VALUES (1)) one(x)
+                %15$s  FROM (VALUES (1)) one(x)
                   LEFT JOIN snap ON true
                   LEFT JOIN cur ON true
                   LEFT JOIN upd ON true
                 """.formatted(t.name(), t.idType(), id, t.scoped("k"), t.scoped("t"), LIVE,
                 Kind.DELIVER.literal(), t.successStatus(), Kind.RETRY.literal(), Kind.DEAD_LETTER.literal(),
-                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"));
+                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"), CLASSIFIED_COLUMNS);
     }
 }

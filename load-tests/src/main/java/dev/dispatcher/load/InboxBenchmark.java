@@ -13,7 +13,6 @@ import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.buffer.Unpooled;
 import io.r2dbc.pool.ConnectionPool;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -38,9 +37,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.netty.ByteBufFlux;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
@@ -205,13 +206,15 @@ final class InboxBenchmark {
     }
 
     /**
-     * The webhook's reference: the receiver alone, driven by an HTTP client keeping {@code concurrency} POSTs in
-     * flight (the same payload size), after a short warm-up.
+     * The webhook's reference: the receiver alone, driven at the consumer's concurrency by the same HTTP client stack
+     * the webhook handler uses (WebClient on reactor-netty, a pool of {@code concurrency} connections) with the
+     * same payload, after a short warm-up.
      */
     static double receiverCeiling(WebhookReceiver receiver, int concurrency, int requests) {
         ConnectionProvider connections = ConnectionProvider.builder("bench-ceiling").maxConnections(concurrency)
                 .pendingAcquireMaxCount(-1).build();
-        HttpClient client = HttpClient.create(connections);
+        WebClient client = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(HttpClient.create(connections))).build();
         byte[] body = "{\"x\":\"ceiling\"}".getBytes(StandardCharsets.UTF_8);
         try {
             post(client, receiver.url("/ceiling"), body, concurrency, Math.min(2_000, requests));
@@ -226,12 +229,11 @@ final class InboxBenchmark {
         }
     }
 
-    private static long post(HttpClient client, String url, byte[] body, int concurrency, int requests) {
+    private static long post(WebClient client, String url, byte[] body, int concurrency, int requests) {
         Long ok = Flux.range(0, requests)
-                .flatMap(i -> client.post().uri(url)
-                        .send(ByteBufFlux.fromInbound(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body))))
-                        .responseSingle((response, content) -> content.then(Mono.just(response.status().code()))),
-                        concurrency)
+                .flatMap(i -> client.post().uri(url).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                        .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
+                        .timeout(Duration.ofSeconds(10)), concurrency)
                 .filter(status -> status == 200)
                 .count()
                 .block(Duration.ofMinutes(5)); // the harness's main thread waits for its own load

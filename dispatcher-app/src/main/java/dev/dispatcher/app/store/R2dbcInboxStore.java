@@ -9,8 +9,8 @@ import dev.dispatcher.domain.TransitionResult;
 import dev.dispatcher.sql.InboxSql;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
-import io.r2dbc.spi.IsolationLevel;
 import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Result;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -25,6 +25,16 @@ import reactor.core.publisher.Mono;
 
 /** {@link InboxStore} on R2DBC and PostgreSQL. Stateless and thread-safe. */
 final class R2dbcInboxStore implements InboxStore {
+
+    /**
+     * Opens a handler's transaction, READ COMMITTED, and lets PostgreSQL cache plans within it (its default,
+     * {@code auto}): the service's connections force custom plans, which the array statements need, but a handler's
+     * transaction runs only one-row statements (the handler's own and {@code InboxSql.TRANSITION_ONE}), whose
+     * planning would otherwise cost more than their execution on every message. One simple-query round trip, like
+     * a plain {@code BEGIN}; the driver follows the transaction state from the server's replies.
+     */
+    static final String BEGIN_HANDLER_TRANSACTION =
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = auto";
 
     private final ConnectionFactory connections;
 
@@ -130,7 +140,8 @@ final class R2dbcInboxStore implements InboxStore {
         public Mono<TransitionResult> deliverWithin(TransitionRequest deliver,
                 Function<Connection, Mono<Void>> work) {
             return Mono.usingWhen(connections.create(),
-                    c -> Mono.from(c.beginTransaction(IsolationLevel.READ_COMMITTED))
+                    c -> Flux.from(c.createStatement(BEGIN_HANDLER_TRANSACTION).execute())
+                            .flatMap(Result::getRowsUpdated)
                             .then(Mono.defer(() -> work.apply(c)))
                             .then(Mono.defer(() -> execute(c, List.of(deliver)).single()))
                             .flatMap(result -> (result.isApplied()

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
+import dev.dispatcher.domain.InvalidRetryPolicyException.Setting;
 
 /**
  * Exponential backoff with jitter, bounded by a maximum delay, and an attempt limit.
@@ -21,6 +22,8 @@ public final class RetryPolicy {
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
     /** Longest accepted max delay. */
     public static final Duration MAX_DELAY_LIMIT = Duration.ofDays(365);
+    /** Most accepted attempts. */
+    public static final int MAX_ATTEMPTS_LIMIT = 1000;
 
     private final Duration initialDelay;
     private final Duration maxDelay;
@@ -43,8 +46,9 @@ public final class RetryPolicy {
     /**
      * A validated policy.
      *
-     * @throws IllegalArgumentException naming the bad value: initial delay at least 1 ms and at most max, max
-     *     delay at most {@link #MAX_DELAY_LIMIT}, multiplier at least 1, max attempts at least 1
+     * @throws InvalidRetryPolicyException naming the setting and the bad value: initial delay at least 1 ms and at
+     *     most max, max delay at most {@link #MAX_DELAY_LIMIT}, multiplier at least 1, max attempts 1 to
+     *     {@link #MAX_ATTEMPTS_LIMIT}
      */
     public static RetryPolicy of(
             Duration initialDelay, Duration maxDelay, double multiplier, Jitter jitter, int maxAttempts,
@@ -56,20 +60,21 @@ public final class RetryPolicy {
         // Delays are computed in whole milliseconds: below 1 ms a decorrelated delay would round to zero, and a
         // cap beyond a year would overflow the arithmetic long before it could matter to a retry.
         if (initialDelay.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new IllegalArgumentException("initial delay must be at least 1 ms, but was " + initialDelay);
-        }
-        if (maxDelay.compareTo(initialDelay) < 0) {
-            throw new IllegalArgumentException(
-                    "max delay must be at least the initial delay " + initialDelay + ", but was " + maxDelay);
+            throw new InvalidRetryPolicyException(Setting.INITIAL_DELAY, "must be at least 1ms", initialDelay);
         }
         if (maxDelay.compareTo(MAX_DELAY_LIMIT) > 0) {
-            throw new IllegalArgumentException("max delay must be at most " + MAX_DELAY_LIMIT + ", but was " + maxDelay);
+            throw new InvalidRetryPolicyException(Setting.MAX_DELAY, "must be at most 365d", maxDelay);
+        }
+        if (maxDelay.compareTo(initialDelay) < 0) {
+            throw new InvalidRetryPolicyException(Setting.MAX_DELAY, "must be at least the initial delay", maxDelay);
         }
         if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-            throw new IllegalArgumentException("multiplier must be a finite number >= 1, but was " + multiplier);
+            throw new InvalidRetryPolicyException(Setting.MULTIPLIER, "must be a finite number of at least 1",
+                    multiplier);
         }
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("max attempts must be at least 1, but was " + maxAttempts);
+        if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
+            throw new InvalidRetryPolicyException(Setting.MAX_ATTEMPTS, "must be between 1 and " + MAX_ATTEMPTS_LIMIT,
+                    maxAttempts);
         }
         return new RetryPolicy(initialDelay, maxDelay, multiplier, jitter, maxAttempts, random);
     }

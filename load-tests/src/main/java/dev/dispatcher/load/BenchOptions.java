@@ -1,5 +1,6 @@
 package dev.dispatcher.load;
 
+import dev.dispatcher.app.config.InboxProperties;
 import dev.dispatcher.app.outbox.RelaySettings;
 import dev.dispatcher.app.store.Ordering;
 import java.time.Duration;
@@ -23,16 +24,21 @@ import java.util.Map;
  * @param baseline whether to run the naive baseline (drain mode)
  * @param claimLinger the relay's claim linger ({@code dispatcher.relay.claim-linger})
  * @param warmup messages drained untimed before measuring (0 in quick mode by default)
+ * @param handler inbox mode: {@code webhook} or {@code sql}
+ * @param inboxConcurrency inbox mode: the consumer's concurrency ({@code --concurrency}, else the default)
+ * @param receiverDelayMs inbox mode: how long the webhook receiver takes per call
+ * @param failEvery inbox mode: the receiver answers 503 once for every this-many-th id (0: never)
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
-        int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup) {
+        int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
+        String handler, int inboxConcurrency, int receiverDelayMs, int failEvery) {
 
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
-            throw new IllegalArgumentException("usage: drain|latency|sweep [--n N] [--keys 64|hot|K] "
+            throw new IllegalArgumentException("usage: drain|latency|sweep|inbox [--n N] [--keys 64|hot|K] "
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
-                    + "[--baseline true|false]");
+                    + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K]");
         }
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < args.length; i++) {
@@ -48,7 +54,7 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
         boolean quick = Boolean.parseBoolean(o.getOrDefault("quick", "false"));
         String mode = args[0].toLowerCase(Locale.ROOT);
         return new BenchOptions(mode,
-                Integer.parseInt(o.getOrDefault("n", quick ? "3000" : "100000")),
+                Integer.parseInt(o.getOrDefault("n", quick ? "3000" : mode.equals("inbox") ? "20000" : "100000")),
                 o.getOrDefault("keys", "64"),
                 "none".equals(o.getOrDefault("ordering", "per-key")) ? Ordering.NONE : Ordering.PER_KEY,
                 Integer.parseInt(o.getOrDefault("batch-size", "500")),
@@ -60,7 +66,12 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Boolean.parseBoolean(o.getOrDefault("baseline", "true")),
                 Duration.ofMillis(Long.parseLong(o.getOrDefault("claim-linger-ms",
                         Long.toString(RelaySettings.DEFAULT_CLAIM_LINGER.toMillis())))),
-                Integer.parseInt(o.getOrDefault("warmup", quick ? "0" : "20000")));
+                Integer.parseInt(o.getOrDefault("warmup", quick ? "0" : mode.equals("inbox") ? "10000" : "20000")),
+                o.getOrDefault("handler", "webhook"),
+                Integer.parseInt(o.getOrDefault("concurrency",
+                        Integer.toString(InboxProperties.Consumer.DEFAULT_CONCURRENCY))),
+                Integer.parseInt(o.getOrDefault("receiver-delay-ms", "2")),
+                Integer.parseInt(o.getOrDefault("fail-every", "0")));
     }
 
     /** SQL expression for the key of generated row {@code g} (1-based). */

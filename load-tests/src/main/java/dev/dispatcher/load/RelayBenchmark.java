@@ -36,7 +36,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Relay benchmarks. Modes:
+ * Relay and inbox benchmarks. Modes:
  * <ul>
  *   <li>{@code drain}: seed N rows directly, start the relay, time until a consumer has seen all N ids; in the same
  *       run, the naive baseline relay drains the same N and the PostgreSQL-only ceiling (the relay's own claim and
@@ -45,6 +45,8 @@ import reactor.core.publisher.Mono;
  *       consumer. RESULT {@code relay-latency}.</li>
  *   <li>{@code sweep}: batch size x publish concurrency x in-flight batches, a table, RESULT {@code relay-sweep}
  *       with the best row.</li>
+ *   <li>{@code inbox}: an inbox consumer drains N records through a webhook or an in-process SQL handler,
+ *       against the receiver's own ceiling in the same run ({@link InboxBenchmark}). RESULT {@code inbox-drain}.</li>
  * </ul>
  * PostgreSQL runs durably (fsync and synchronous_commit on); the last line printed is always the RESULT.
  */
@@ -62,7 +64,9 @@ public final class RelayBenchmark {
                 case "drain" -> drain(env, o);
                 case "latency" -> latency(env, o);
                 case "sweep" -> sweep(env, o);
-                default -> throw new IllegalArgumentException("unknown mode " + o.mode() + ": drain|latency|sweep");
+                case "inbox" -> InboxBenchmark.run(env, o);
+                default -> throw new IllegalArgumentException("unknown mode " + o.mode()
+                        + ": drain|latency|sweep|inbox");
             };
         }
         System.out.println("RESULT " + result);
@@ -75,7 +79,7 @@ public final class RelayBenchmark {
      * the steady rate. The naive baseline and the ceiling run later in the same, warm JVM.
      */
     private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
-        if (o.warmup() > 0) {
+        if (o.warmup() > 0 && !o.mode().equals("inbox")) { // the inbox mode warms its own consumer up
             DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
             System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                     w.msgsPerSecond());
@@ -362,7 +366,7 @@ public final class RelayBenchmark {
                 confirmed, n, confirmed / seconds, backlog);
     }
 
-    private static Map<String, Object> common(BenchEnvironment env, BenchOptions o, String name) throws Exception {
+    static Map<String, Object> common(BenchEnvironment env, BenchOptions o, String name) throws Exception {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("name", name);
         r.put("pg_fsync", env.fsync());
@@ -374,7 +378,7 @@ public final class RelayBenchmark {
         return r;
     }
 
-    private static double round(double v) {
+    static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
 

@@ -48,6 +48,30 @@ class RelayBenchmarkQuickIT {
         assertThat(number(result, "lost")).isZero();
     }
 
+    @Test
+    void quickInboxWebhookDrainCountsEffectsAtTheReceiverAndLosesNothing() throws Exception {
+        String result = InboxBenchmark.run(env, BenchOptions.parse(
+                new String[] {"inbox", "--quick", "--n", "1000", "--handler", "webhook", "--fail-every", "10"}));
+
+        assertThat(result).contains("\"name\":\"inbox-drain\"", "\"pg_fsync\":true", "\"handler\":\"webhook\"");
+        assertThat(number(result, "msgs_per_s")).isPositive();
+        assertThat(number(result, "receiver_ceiling_per_s")).isPositive();
+        assertThat(number(result, "lost")).isZero();
+        assertThat(number(result, "duplicates")).isZero();
+    }
+
+    @Test
+    void quickInboxSqlDrainHasOneEffectRowPerMessage() throws Exception {
+        String result = InboxBenchmark.run(env, BenchOptions.parse(
+                new String[] {"inbox", "--quick", "--n", "1000", "--handler", "sql"}));
+
+        assertThat(result).contains("\"name\":\"inbox-drain\"", "\"handler\":\"sql\"");
+        assertThat(number(result, "msgs_per_s")).isPositive();
+        assertThat(number(result, "receiver_ceiling_per_s")).isPositive();
+        assertThat(number(result, "lost")).isZero();
+        assertThat(number(result, "duplicates")).isZero();
+    }
+
     private static double number(String json, String field) {
         Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.]+)").matcher(json);
         assertThat(m.find()).as("field %s in %s", field, json).isTrue();

@@ -6,6 +6,25 @@ public final class AuditSql {
     private AuditSql() {
     }
 
+    /** What an audit row records, with the value stored in {@code dispatch_audit.action}. */
+    public enum Action {
+        REPLAY("replay"),
+        DEAD_LETTER("dead_letter"),
+        RELAY_PAUSE("relay_pause"),
+        RELAY_RESUME("relay_resume");
+
+        private final String sql;
+
+        Action(String sql) {
+            this.sql = sql;
+        }
+
+        /** The stored value. */
+        public String sql() {
+            return sql;
+        }
+    }
+
     /**
      * Appends one audit row. Parameters: {@code $1} actor, {@code $2} action, {@code $3} queue, {@code $4}
      * message id (nullable), {@code $5} detail JSON, {@code $6} before JSON (nullable), {@code $7} after JSON

@@ -1,7 +1,9 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.config.IngestProperties;
 import dev.dispatcher.app.store.IngestStore;
+import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxStore;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
@@ -18,7 +20,7 @@ class ApiConfiguration {
 
     @Bean
     IngestLimits ingestLimits(DispatcherProperties properties, KafkaProperties kafka) {
-        DispatcherProperties.Ingest ingest = properties.ingest();
+        IngestProperties ingest = properties.ingest();
         return IngestLimits.checked(ingest.maxPayloadSize().toBytes(), ingest.maxBatchSize(),
                 kafka.buildProducerProperties());
     }
@@ -42,6 +44,6 @@ class ApiConfiguration {
 
     @Bean
     OperatorStore operatorStore(ConnectionFactory connectionFactory, OutboxStore outboxStore) {
-        return new OperatorStore(connectionFactory, outboxStore::backlog);
+        return OperatorStore.r2dbc(connectionFactory, outboxStore);
     }
 }

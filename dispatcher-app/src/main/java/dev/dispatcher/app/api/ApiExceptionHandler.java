@@ -79,14 +79,11 @@ final class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                 + exchange.getRequest().getPath();
         ApiProblem unavailable = switch (DatabaseFailures.classify(error)) {
             case TIMEOUT -> ApiProblem.unavailable("database-timeout", "the database did not answer in time (a"
-                    + " statement, lock or connection wait ran out); nothing was written, retry later",
-                    RETRY_AFTER_SECONDS);
-            case UNAVAILABLE -> ApiProblem.unavailable("database-unavailable", "the database is unavailable; a"
-                    + " write whose connection was lost while it committed may have been applied, so repeat it with"
-                    + " the same id", RETRY_AFTER_SECONDS);
-            case CONFLICT -> ApiProblem.unavailable("database-conflict", "the request lost a race with another"
-                    + " transaction; nothing was written, retry", RETRY_AFTER_SECONDS);
-            case INTEGRITY, PERMANENT -> null;
+                    + " statement or lock wait ran out); nothing was written, retry later", RETRY_AFTER_SECONDS);
+            case TRANSIENT -> ApiProblem.unavailable("database-unavailable", "the database is unavailable or busy"
+                    + " (no connection in time, a lost connection, a deadlock); a write whose connection was lost"
+                    + " while it committed may have been applied, so repeat it with the same id", RETRY_AFTER_SECONDS);
+            case PERMANENT -> null;
         };
         if (unavailable != null) {
             log.warn("request {} answered 503 ({}): {}", request, unavailable.getMessage(), error.toString());

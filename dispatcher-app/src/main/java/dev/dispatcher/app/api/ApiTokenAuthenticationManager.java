@@ -1,6 +1,6 @@
 package dev.dispatcher.app.api;
 
-import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.config.SecurityProperties;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -29,7 +29,7 @@ final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManag
 
     private final List<Entry> tokens;
 
-    ApiTokenAuthenticationManager(List<DispatcherProperties.Token> tokens) {
+    ApiTokenAuthenticationManager(List<SecurityProperties.Token> tokens) {
         this.tokens = tokens.stream()
                 .map(t -> new Entry(t.name(), HexFormat.of().parseHex(t.sha256().toLowerCase(java.util.Locale.ROOT)),
                         t.roles().stream().map(role -> "ROLE_" + role).toList()))

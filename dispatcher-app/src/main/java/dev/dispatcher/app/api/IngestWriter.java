@@ -217,10 +217,11 @@ final class IngestWriter {
         }
     }
 
+    /** A lost connection, a deadlock or an exhausted pool: a repeat may succeed. A refused statement is final. */
     private static boolean connectionLost(Throwable error) {
         return switch (DatabaseFailures.classify(error)) {
-            case UNAVAILABLE, CONFLICT -> true;
-            case TIMEOUT, INTEGRITY, PERMANENT -> false;
+            case TRANSIENT -> true;
+            case TIMEOUT, PERMANENT -> false;
         };
     }
 }

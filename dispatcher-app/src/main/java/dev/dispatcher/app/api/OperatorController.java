@@ -1,9 +1,9 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.outbox.PauseSwitch;
+import dev.dispatcher.app.store.ControlStore;
+import dev.dispatcher.app.store.OperatorStore;
 import java.security.Principal;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -23,27 +23,18 @@ final class OperatorController {
     private static final Set<String> FILTER_FIELDS = Set.of("topic", "key", "errorContains", "limit");
 
     private final OperatorStore operator;
+    private final ControlStore control;
     private final PauseSwitch pauseSwitch;
 
-    OperatorController(OperatorStore operator, PauseSwitch pauseSwitch) {
+    OperatorController(OperatorStore operator, ControlStore control, PauseSwitch pauseSwitch) {
         this.operator = operator;
+        this.control = control;
         this.pauseSwitch = pauseSwitch;
     }
 
     @GetMapping("/v1/stats")
-    Mono<Map<String, Object>> stats() {
-        return operator.stats().map(stats -> {
-            Map<String, Object> backlog = new LinkedHashMap<>();
-            backlog.put("PENDING", stats.backlog().pending());
-            backlog.put("RETRY_SCHEDULED", stats.backlog().retryScheduled());
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("backlog", backlog);
-            json.put("backlogTotal", stats.backlog().total());
-            json.put("deadLettered", stats.deadLettered());
-            json.put("oldestLiveAgeMs", stats.backlog().oldestAge().toMillis());
-            json.put("relayPaused", stats.relayPaused());
-            return json;
-        });
+    Mono<OperatorResponses.Stats> stats() {
+        return operator.stats(control.relayPaused()).map(OperatorResponses.Stats::of);
     }
 
     /**
@@ -51,7 +42,7 @@ final class OperatorController {
      * empty body replays the oldest {@value #DEFAULT_BULK_LIMIT}. Bounded: at most {@value #MAX_BULK_LIMIT} per call.
      */
     @PostMapping("/v1/dead-letters/replay")
-    Mono<Map<String, Object>> replayDeadLetters(ServerWebExchange exchange, Principal principal) {
+    Mono<OperatorResponses.BulkReplay> replayDeadLetters(ServerWebExchange exchange, Principal principal) {
         return RequestBodies.read(exchange.getRequest(), MAX_FILTER_BODY, "filters are small")
                 .flatMap(body -> {
                     ObjectNode filter = filter(body, exchange);
@@ -69,12 +60,7 @@ final class OperatorController {
                     }
                     return operator.replayDeadLetters(topic, key, errorContains, limit, principal.getName());
                 })
-                .map(ids -> {
-                    Map<String, Object> json = new LinkedHashMap<>();
-                    json.put("replayed", ids.size());
-                    json.put("ids", ids.stream().map(Object::toString).toList());
-                    return json;
-                });
+                .map(ids -> new OperatorResponses.BulkReplay(ids.size(), ids.stream().map(Object::toString).toList()));
     }
 
     private static ObjectNode filter(byte[] body, ServerWebExchange exchange) {
@@ -111,24 +97,19 @@ final class OperatorController {
     }
 
     @PostMapping("/v1/relay/pause")
-    Mono<Map<String, Object>> pause(Principal principal) {
+    Mono<OperatorResponses.RelaySwitch> pause(Principal principal) {
         return setPaused(true, principal);
     }
 
     @PostMapping("/v1/relay/resume")
-    Mono<Map<String, Object>> resume(Principal principal) {
+    Mono<OperatorResponses.RelaySwitch> resume(Principal principal) {
         return setPaused(false, principal);
     }
 
-    private Mono<Map<String, Object>> setPaused(boolean paused, Principal principal) {
-        return operator.setRelayPaused(paused, principal.getName())
+    private Mono<OperatorResponses.RelaySwitch> setPaused(boolean paused, Principal principal) {
+        return control.setRelayPaused(paused, principal.getName())
                 // this instance applies it at once; the others within their poll interval
                 .flatMap(previous -> pauseSwitch.refresh().onErrorResume(e -> Mono.just(paused)).thenReturn(previous))
-                .map(previous -> {
-                    Map<String, Object> json = new LinkedHashMap<>();
-                    json.put("relayPaused", paused);
-                    json.put("wasPaused", previous);
-                    return json;
-                });
+                .map(previous -> new OperatorResponses.RelaySwitch(paused, previous));
     }
 }

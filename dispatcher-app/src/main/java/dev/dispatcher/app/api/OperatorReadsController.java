@@ -1,7 +1,10 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.store.AuditTrail;
+import dev.dispatcher.app.store.InboxReads;
+import tools.jackson.databind.JsonNode;
 import dev.dispatcher.app.config.DispatcherProperties;
-import dev.dispatcher.app.inbox.InboxReads;
+import dev.dispatcher.app.config.InboxProperties;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.domain.Queue;
@@ -27,16 +30,16 @@ final class OperatorReadsController {
 
     static final int MAX_AUDIT_ROWS = 100;
 
-    private final OperatorStore operator;
+    private final AuditTrail audit;
     private final InboxReads inbox;
     private final RateHistory history;
     private final DispatcherMetrics metrics;
     private final CircuitBreaker breaker;
     private final DispatcherProperties properties;
 
-    OperatorReadsController(OperatorStore operator, InboxReads inbox, RateHistory history, DispatcherMetrics metrics,
+    OperatorReadsController(AuditTrail audit, InboxReads inbox, RateHistory history, DispatcherMetrics metrics,
             CircuitBreaker breaker, DispatcherProperties properties) {
-        this.operator = operator;
+        this.audit = audit;
         this.inbox = inbox;
         this.history = history;
         this.metrics = metrics;
@@ -67,10 +70,25 @@ final class OperatorReadsController {
             long retryScheduled, long backlogTotal, long deadLettered, long oldestLiveAgeMs) {
     }
 
+    /** One operator mutation of a message, as {@code dispatch_audit} holds it. */
+    record AuditEntry(long id, String occurredAt, String actor, String action, JsonNode detail, JsonNode before,
+            JsonNode after) {
+
+        static AuditEntry of(AuditTrail.Entry e) {
+            return new AuditEntry(e.id(), e.occurredAt().toString(), e.actor(), e.action(), json(e.detail()),
+                    json(e.before()), json(e.after()));
+        }
+
+        private static JsonNode json(String text) {
+            return text == null ? null : IngestRequestParser.JSON.readTree(text);
+        }
+    }
+
     @GetMapping("/v1/messages/{id}/audit")
-    Mono<Items<OperatorStore.AuditEntry>> audit(@PathVariable String id) {
-        UUID uuid = MessagesController.messageId(id);
-        return operator.audit(uuid, MAX_AUDIT_ROWS).map(Items::new);
+    Mono<Items<AuditEntry>> audit(@PathVariable String id) {
+        UUID uuid = MessageOperatorController.messageId(id);
+        return audit.byMessage(uuid, MAX_AUDIT_ROWS).map(rows -> new Items<>(rows.stream().map(AuditEntry::of)
+                .toList()));
     }
 
     @GetMapping("/v1/rates")
@@ -80,15 +98,15 @@ final class OperatorReadsController {
                         s.backlog(), s.oldestLiveAgeMs()))
                 .toList();
         return new Rates(properties.workerId(), history.interval().toSeconds(),
-                metrics.total(Queue.OUTBOX, DispatcherMetrics.Result.PUBLISHED),
-                metrics.total(Queue.OUTBOX, DispatcherMetrics.Result.DEAD_LETTERED), breaker.getState().name(),
+                metrics.totals(Queue.OUTBOX).succeeded(),
+                metrics.totals(Queue.OUTBOX).deadLettered(), breaker.getState().name(),
                 samples);
     }
 
     @GetMapping("/v1/inbox/consumers")
     Mono<Items<Consumer>> consumers() {
-        List<DispatcherProperties.Consumer> configured = properties.inbox().consumers();
-        return inbox.backlogs(configured.stream().map(DispatcherProperties.Consumer::name).toList())
+        List<InboxProperties.Consumer> configured = properties.inbox().consumers();
+        return inbox.backlogs(configured.stream().map(InboxProperties.Consumer::name).toList())
                 .map(backlogs -> {
                     Map<String, InboxReads.ConsumerBacklog> byName = backlogs.stream()
                             .collect(Collectors.toMap(InboxReads.ConsumerBacklog::consumer, Function.identity()));
@@ -107,10 +125,10 @@ final class OperatorReadsController {
         if (properties.inbox().consumers().stream().noneMatch(c -> c.name().equals(name))) {
             throw ApiProblem.notFound("no inbox consumer named " + name);
         }
-        int parsedLimit = limit == null ? MessagesController.DEFAULT_LIST_LIMIT
-                : MessagesController.intParam("limit", limit, 1, MessagesController.MAX_LIST_LIMIT);
-        long after = cursor == null ? 0 : MessagesController.decodeCursor(cursor);
+        int parsedLimit = limit == null ? MessageOperatorController.DEFAULT_LIST_LIMIT
+                : MessageOperatorController.intParam("limit", limit, 1, MessageOperatorController.MAX_LIST_LIMIT);
+        long after = cursor == null ? 0 : MessageOperatorController.decodeCursor(cursor);
         return inbox.deadLetters(name, after, parsedLimit).map(page -> new Page<>(page.items(),
-                page.nextAfterSeq() == null ? null : MessagesController.encodeCursor(page.nextAfterSeq())));
+                page.nextAfterSeq() == null ? null : MessageOperatorController.encodeCursor(page.nextAfterSeq())));
     }
 }

@@ -3,7 +3,6 @@ package dev.dispatcher.app.config;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.Map;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
@@ -43,8 +42,8 @@ final class HealthConfiguration {
             DispatcherProperties dispatcher) {
         Map<String, Object> admin = kafka.buildAdminProperties();
         connectionDetails.ifAvailable(details -> admin.put(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, details.getAdmin().getBootstrapServers()));
-        admin.put(AdminClientConfig.CLIENT_ID_CONFIG, "dispatcher-health-" + dispatcher.workerId());
+                "bootstrap.servers", details.getAdmin().getBootstrapServers()));
+        admin.put("client.id", "dispatcher-health-" + dispatcher.workerId());
         return new KafkaHealthIndicator(admin, CHECK_TIMEOUT);
     }
 }

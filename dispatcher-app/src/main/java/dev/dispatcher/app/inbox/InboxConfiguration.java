@@ -1,9 +1,13 @@
 package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.config.InboxProperties;
+import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.MessageTracing;
-import dev.dispatcher.app.outbox.Retention;
+import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.store.InboxReads;
+import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Queue;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -11,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.random.RandomGenerator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
@@ -19,11 +22,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * Wires the inbox from {@code dispatcher.inbox.consumers[i]}: a reactor-kafka receiver, an intake and a processor
- * per consumer, the handler named by {@code handler} (a Spring bean implementing {@link InboxHandler}, or the
- * built-in {@code webhook}), retention after {@code dispatcher.retention.inbox-completed}, and depth gauges.
- * Consumer settings come from Boot's {@code spring.kafka.consumer.*}; group id, deserializers and manual commits
- * are forced.
+ * Wires the inbox from {@code dispatcher.inbox.consumers[i]}: a Kafka receiver, an intake and a handler loop per
+ * consumer with that consumer's settings, the handler named by {@code handler} (a Spring bean implementing
+ * {@link InboxHandler}, or the built-in {@code webhook}), retention after
+ * {@code dispatcher.retention.inbox-completed}, and depth gauges. Consumer settings come from Boot's
+ * {@code spring.kafka.consumer.*}; group id, deserializers and manual commits are forced.
  */
 @Configuration(proxyBeanMethods = false)
 public class InboxConfiguration {
@@ -32,6 +35,8 @@ public class InboxConfiguration {
     static final Duration RETENTION_EVERY = Duration.ofMinutes(1);
     /** How often the inbox depth gauges refresh. */
     static final Duration GAUGES_EVERY = Duration.ofSeconds(5);
+    /** How long shutdown waits for a consumer's in-flight messages. */
+    static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
     @Bean
     InboxStore inboxStore(ConnectionFactory connectionFactory) {
@@ -44,33 +49,38 @@ public class InboxConfiguration {
     }
 
     @Bean
-    InboxLifecycle inboxLifecycle(InboxStore store, ConnectionFactory connectionFactory,
-            ObjectProvider<InboxHandler> handlerBeans, DispatcherMetrics metrics, KafkaProperties kafka,
-            DispatcherProperties properties, MessageTracing tracing) {
+    InboxLifecycle inboxLifecycle(InboxStore store, ObjectProvider<InboxHandler> handlerBeans,
+            DispatcherMetrics metrics, KafkaProperties kafka, DispatcherProperties properties,
+            MessageTracing tracing) {
         Map<String, InboxHandler> handlers = handlersByName(handlerBeans.orderedStream().toList());
         Map<String, Object> consumerProperties = kafka.buildConsumerProperties();
         List<InboxConsumer> consumers = new ArrayList<>();
-        List<DispatcherProperties.Consumer> configured = properties.inbox().consumers();
+        List<InboxProperties.Consumer> configured = properties.inbox().consumers();
         for (int i = 0; i < configured.size(); i++) {
-            DispatcherProperties.Consumer c = configured.get(i);
+            InboxProperties.Consumer c = configured.get(i);
             InboxHandler handler = TracingInboxHandler.traced(resolve(i, c, handlers), tracing);
-            InboxSettings settings = InboxSettings.of(c.name(), properties.workerId(),
-                    properties.relay().pollInterval(), properties.retry().toPolicy(RandomGenerator.getDefault()));
-            InboxReceiver receiver = new ReactorKafkaInboxReceiver(consumerProperties, c.topics(), c.groupId());
-            consumers.add(new InboxConsumer(receiver, store, handler, settings, metrics, connectionFactory));
+            RecordReceiver receiver = RecordReceiver.reactorKafka(consumerProperties, c.topics(), c.groupId());
+            consumers.add(new InboxConsumer(receiver, store, handler, settings(properties, i), metrics));
         }
-        Duration window = properties.retention().inboxCompleted();
-        Retention retention = new Retention("completed inbox",
-                List.of(() -> store.purgeCompleted(window, Retention.BATCH)));
-        return new InboxLifecycle(consumers, retention, RETENTION_EVERY, store, metrics.queueGauges(Queue.INBOX),
+        Retention retention = Retention.inbox(consumers.stream().map(InboxConsumer::rows).toList(),
+                properties.retention().inboxCompleted());
+        return new InboxLifecycle(consumers, retention, RETENTION_EVERY, metrics.queueGauges(Queue.INBOX),
                 GAUGES_EVERY);
+    }
+
+    /** The settings of consumer {@code index}, as configured (defaults filled in by the properties). */
+    static InboxSettings settings(DispatcherProperties properties, int index) {
+        InboxProperties.Consumer c = properties.inbox().consumers().get(index);
+        return new InboxSettings(c.name(), properties.workerId(), c.batchSize(), c.concurrency(),
+                c.maxInFlightBatches(), c.leaseDuration(), c.pollInterval(), c.claimLinger(),
+                properties.consumerRetryPolicy(index), c.maxBacklog(), c.handlerTimeout(), DRAIN_TIMEOUT);
     }
 
     /** Handler beans by name; names are unique and {@code webhook} is reserved for the built-in handler. */
     static Map<String, InboxHandler> handlersByName(List<InboxHandler> beans) {
         Map<String, InboxHandler> byName = new TreeMap<>();
         for (InboxHandler h : beans) {
-            if (DispatcherProperties.Consumer.WEBHOOK_HANDLER.equals(h.name())) {
+            if (InboxProperties.Consumer.WEBHOOK_HANDLER.equals(h.name())) {
                 throw new IllegalStateException("inbox handler name 'webhook' is reserved for the built-in webhook"
                         + " handler, but " + h.getClass().getName() + " uses it");
             }
@@ -84,10 +94,10 @@ public class InboxConfiguration {
     }
 
     /** The handler consumer {@code index} names; fails naming the property and the known names. */
-    static InboxHandler resolve(int index, DispatcherProperties.Consumer consumer, Map<String, InboxHandler> handlers) {
-        if (DispatcherProperties.Consumer.WEBHOOK_HANDLER.equals(consumer.handler())) {
-            return new WebhookHandler(WebClient.builder().build(), consumer.webhook().url(),
-                    consumer.webhook().timeout());
+    static InboxHandler resolve(int index, InboxProperties.Consumer consumer, Map<String, InboxHandler> handlers) {
+        if (InboxProperties.Consumer.WEBHOOK_HANDLER.equals(consumer.handler())) {
+            return WebhookHandler.create(consumer.webhook().url(), consumer.webhook().timeout(),
+                    consumer.concurrency());
         }
         InboxHandler handler = handlers.get(consumer.handler());
         if (handler == null) {

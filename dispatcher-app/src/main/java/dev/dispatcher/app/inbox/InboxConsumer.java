@@ -1,47 +1,79 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
-import io.r2dbc.spi.ConnectionFactory;
+import dev.dispatcher.app.queue.ClaimLoop;
+import dev.dispatcher.app.store.ClaimedInboxMessage;
+import dev.dispatcher.app.store.InboxStore;
 import java.util.Objects;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * One configured inbox consumer in this instance: its intake (Kafka to {@code inbox_message}) and its processor
- * (rows to the handler). Intake wakes the processor when it stored new rows; processors of other instances find
- * them by polling.
+ * One configured inbox consumer in this instance: its intake (Kafka to {@code inbox_message}) and its handler loop
+ * (a {@link ClaimLoop} running {@link RunHandlers}). Intake wakes the loop when it stored new rows; loops of other
+ * instances find them by polling.
  */
 public final class InboxConsumer {
 
-    private final InboxProcessor processor;
+    private final InboxSettings settings;
+    private final InboxStore.Consumer rows;
+    private final ClaimLoop<ClaimedInboxMessage> loop;
     private final InboxIntake intake;
+    private final Scheduler scheduler;
 
-    public InboxConsumer(InboxReceiver receiver, InboxStore store, InboxHandler handler, InboxSettings settings,
-            DispatcherMetrics metrics, ConnectionFactory connections) {
+    public InboxConsumer(RecordReceiver receiver, InboxStore store, InboxHandler handler, InboxSettings settings,
+            DispatcherMetrics metrics) {
         Objects.requireNonNull(receiver, "receiver");
-        this.processor = new InboxProcessor(store, handler, settings, metrics, connections);
-        this.intake = new InboxIntake(receiver, store, settings, metrics, processor::wake);
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.rows = store.consumer(settings.consumer());
+        this.scheduler = Schedulers.newSingle("dispatcher-inbox-" + settings.consumer());
+        this.loop = handlerLoop(rows, handler, settings, metrics, scheduler);
+        this.intake = new InboxIntake(receiver, store, settings, metrics, loop::wake);
     }
 
-    /** Starts the processor, then the intake. */
+    /** A consumer's handler loop: the kernel on its rows with {@link RunHandlers}; never paused. */
+    static ClaimLoop<ClaimedInboxMessage> handlerLoop(InboxStore.Consumer rows, InboxHandler handler,
+            InboxSettings settings, DispatcherMetrics metrics, Scheduler scheduler) {
+        return new ClaimLoop<>("inbox " + settings.consumer(), rows, new RunHandlers(rows, handler, settings),
+                settings.loop(), metrics, () -> false, scheduler);
+    }
+
+    /** Starts the handler loop, then the intake. */
     public void start() {
-        processor.start();
+        loop.start();
         intake.start();
     }
 
-    /** Closes the intake (uncommitted offsets are redelivered later), then drains the processor. */
+    /** Releases the loop's scheduler, once stopped for good. */
+    public void close() {
+        scheduler.dispose();
+    }
+
+    /**
+     * Closes the intake (uncommitted offsets are redelivered later), then drains the handler loop; {@link #start()}
+     * may run both again.
+     */
     public Mono<Void> stop() {
-        return Mono.fromRunnable(intake::stop).then(processor.stop());
+        return Mono.fromRunnable(intake::stop).then(loop.stop());
     }
 
     public InboxIntake intake() {
         return intake;
     }
 
-    public InboxProcessor processor() {
-        return processor;
+    /** The handler loop. */
+    public ClaimLoop<ClaimedInboxMessage> loop() {
+        return loop;
+    }
+
+    /** This consumer's rows (backlog, retention). */
+    public InboxStore.Consumer rows() {
+        return rows;
     }
 
     public String name() {
-        return processor.settings().consumer();
+        return settings.consumer();
     }
 }

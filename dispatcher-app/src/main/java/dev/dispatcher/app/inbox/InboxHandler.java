@@ -1,5 +1,7 @@
 package dev.dispatcher.app.inbox;
 
+import java.net.URI;
+import java.time.Duration;
 import reactor.core.publisher.Mono;
 
 /**
@@ -30,5 +32,13 @@ public interface InboxHandler {
      */
     default boolean transactional() {
         return true;
+    }
+
+    /**
+     * The built-in {@code webhook} handler: POSTs each message to {@code url} with {@code Idempotency-Key: <message
+     * id>} within {@code timeout}, over a pool of {@code connections} connections (the consumer's concurrency).
+     */
+    static InboxHandler webhook(URI url, Duration timeout, int connections) {
+        return WebhookHandler.create(url, timeout, connections);
     }
 }

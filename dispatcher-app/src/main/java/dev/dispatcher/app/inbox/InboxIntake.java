@@ -1,12 +1,16 @@
 package dev.dispatcher.app.inbox;
 
-import dev.dispatcher.app.inbox.InboxReceiver.ReceivedBatch;
+import dev.dispatcher.app.kafka.ReceivedRecord;
+import dev.dispatcher.app.kafka.RecordReceiver;
+import dev.dispatcher.app.kafka.RecordReceiver.ReceivedBatch;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.Result;
+import dev.dispatcher.app.store.DatabaseFailures;
+import dev.dispatcher.app.store.InboxRecord;
+import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Queue;
-import io.r2dbc.spi.R2dbcBadGrammarException;
-import io.r2dbc.spi.R2dbcException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -29,7 +33,7 @@ public final class InboxIntake {
 
     private static final Logger log = LoggerFactory.getLogger(InboxIntake.class);
 
-    private final InboxReceiver receiver;
+    private final RecordReceiver receiver;
     private final InboxStore store;
     private final InboxSettings settings;
     private final DispatcherMetrics metrics;
@@ -38,7 +42,7 @@ public final class InboxIntake {
     private volatile Disposable running;
 
     /** {@code onStored} runs after each batch that inserted rows (wakes the local processor); must be cheap. */
-    public InboxIntake(InboxReceiver receiver, InboxStore store, InboxSettings settings, DispatcherMetrics metrics,
+    public InboxIntake(RecordReceiver receiver, InboxStore store, InboxSettings settings, DispatcherMetrics metrics,
             Runnable onStored) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
         this.store = Objects.requireNonNull(store, "store");
@@ -76,10 +80,10 @@ public final class InboxIntake {
 
     private Mono<Void> take(ReceivedBatch batch) {
         return awaitRoom()
-                .then(Mono.defer(() -> store.store(settings.consumer(), batch.records()))
+                .then(Mono.defer(() -> store.store(settings.consumer(), records(batch.records())))
                         .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100))
                                 .maxBackoff(Duration.ofSeconds(5))
-                                .filter(InboxIntake::isTransient)
+                                .filter(DatabaseFailures::isRetryable)
                                 .doBeforeRetry(s -> log.warn("inbox {}: storing {} records failed ({}); retrying",
                                         settings.consumer(), batch.records().size(), s.failure().toString()))))
                 .flatMap(inserted -> {
@@ -112,7 +116,8 @@ public final class InboxIntake {
                 .then();
     }
 
-    private static boolean isTransient(Throwable e) {
-        return e instanceof R2dbcException && !(e instanceof R2dbcBadGrammarException);
+    private static List<InboxRecord> records(List<ReceivedRecord> received) {
+        return received.stream().map(r -> new InboxRecord(r.messageId(), r.topic(), r.partition(), r.offset(),
+                r.key(), r.eventType(), r.headers(), r.payload())).toList();
     }
 }

@@ -1,11 +1,13 @@
 package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
-import dev.dispatcher.app.outbox.Retention;
+import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.store.Backlog;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -13,27 +15,25 @@ import reactor.core.publisher.Mono;
 
 /**
  * Starts the configured consumers, the inbox retention and the inbox depth gauges with the application, and
- * stops them without blocking: Spring's stop callback runs when every processor has drained.
+ * stops them without blocking: Spring's stop callback runs when every consumer has drained.
  */
-final class InboxLifecycle implements SmartLifecycle {
+final class InboxLifecycle implements SmartLifecycle, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(InboxLifecycle.class);
 
     private final List<InboxConsumer> consumers;
     private final Retention retention;
     private final Duration retentionEvery;
-    private final InboxStore store;
     private final DispatcherMetrics.QueueGauges gauges;
     private final Duration gaugesEvery;
     private volatile Disposable gaugePolling;
     private volatile boolean running;
 
-    InboxLifecycle(List<InboxConsumer> consumers, Retention retention, Duration retentionEvery, InboxStore store,
+    InboxLifecycle(List<InboxConsumer> consumers, Retention retention, Duration retentionEvery,
             DispatcherMetrics.QueueGauges gauges, Duration gaugesEvery) {
         this.consumers = List.copyOf(consumers);
         this.retention = retention;
         this.retentionEvery = retentionEvery;
-        this.store = store;
         this.gauges = gauges;
         this.gaugesEvery = gaugesEvery;
     }
@@ -43,7 +43,11 @@ final class InboxLifecycle implements SmartLifecycle {
         consumers.forEach(InboxConsumer::start);
         retention.start(retentionEvery);
         gaugePolling = Flux.interval(gaugesEvery, gaugesEvery).onBackpressureDrop()
-                .concatMap(t -> store.backlog()
+                .concatMap(t -> Flux.fromIterable(consumers)
+                        .concatMap(c -> c.rows().backlog())
+                        .reduce(Backlog.EMPTY, (a, b) -> new Backlog(a.pending() + b.pending(),
+                                a.retryScheduled() + b.retryScheduled(),
+                                a.oldestAge().compareTo(b.oldestAge()) >= 0 ? a.oldestAge() : b.oldestAge()))
                         .doOnNext(b -> gauges.update(b.pending(), b.retryScheduled(), b.oldestAge()))
                         .onErrorResume(e -> {
                             log.debug("inbox backlog poll failed: {}", e.toString());
@@ -51,6 +55,12 @@ final class InboxLifecycle implements SmartLifecycle {
                         }))
                 .subscribe();
         running = true;
+    }
+
+    /** Releases the consumers' schedulers when the application context closes (after {@link #stop(Runnable)}). */
+    @Override
+    public void destroy() {
+        consumers.forEach(InboxConsumer::close);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.store.ClaimedInboxMessage;
+import dev.dispatcher.domain.MessageHeaders;
 import dev.dispatcher.domain.MessageId;
 import java.time.Instant;
 import java.util.Map;
@@ -41,8 +43,14 @@ public record InboxMessage(
         headers = Map.copyOf(headers);
     }
 
+    /** The message of a claimed row. */
+    static InboxMessage of(ClaimedInboxMessage row) {
+        return new InboxMessage(row.consumer(), row.leased().id(), row.topic(), row.partition(), row.offset(),
+                row.key(), row.eventType(), row.headers(), row.payload(), row.leased().attempts(), row.receivedAt());
+    }
+
     /** The {@code content-type} header, else {@code application/json}. */
     public String contentType() {
-        return headers.getOrDefault("content-type", "application/json");
+        return headers.getOrDefault(MessageHeaders.CONTENT_TYPE, "application/json");
     }
 }

@@ -2,6 +2,7 @@ package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.domain.FailureKind;
+import dev.dispatcher.domain.MessageHeaders;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
@@ -9,9 +10,12 @@ import java.util.concurrent.TimeoutException;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
 
 /**
  * The built-in {@code webhook} handler: POSTs each message's payload to the consumer's URL with
@@ -39,6 +43,21 @@ final class WebhookHandler implements InboxHandler {
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
 
+    /**
+     * A webhook handler with its own connection pool of {@code connections} (the consumer's concurrency), so
+     * concurrent calls never queue for a connection behind other WebClients of the service.
+     */
+    static WebhookHandler create(URI url, Duration timeout, int connections) {
+        ConnectionProvider pool = ConnectionProvider.builder("dispatcher-webhook")
+                .maxConnections(Math.max(1, connections))
+                .pendingAcquireMaxCount(-1)
+                .build();
+        WebClient client = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(HttpClient.create(pool)))
+                .build();
+        return new WebhookHandler(client, url, timeout);
+    }
+
     @Override
     public String name() {
         return "webhook";
@@ -61,9 +80,9 @@ final class WebhookHandler implements InboxHandler {
                             }
                             // the handling span's when traced, else the one the record came with
                             String traceparent = reactorContext.getOrDefault(MessageTracing.HANDLING_TRACEPARENT,
-                                    message.headers().get(MessageTracing.TRACEPARENT));
+                                    message.headers().get(MessageHeaders.TRACEPARENT));
                             if (traceparent != null) {
-                                h.set(MessageTracing.TRACEPARENT, traceparent);
+                                h.set(MessageHeaders.TRACEPARENT, traceparent);
                             }
                         })
                         .bodyValue(message.payload())

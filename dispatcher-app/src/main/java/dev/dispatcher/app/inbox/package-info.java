@@ -1,9 +1,9 @@
 /**
- * The inbox: Kafka records taken into {@code inbox_message} exactly once per {@code (consumer_name, message_id)},
- * and a processor per consumer that leases stored rows and runs the consumer's {@link
- * dev.dispatcher.app.inbox.InboxHandler}. An in-process handler's local writes and the row's completion commit in
- * one READ COMMITTED transaction, rolled back unless the completion was applied. Kafka is reached through the
- * small {@link dev.dispatcher.app.inbox.InboxReceiver} adapter (reactor-kafka today). Everything is non-blocking;
- * receiving runs on reactor-kafka's own threads, database work on R2DBC's, HTTP on reactor-netty's.
+ * The inbox: Kafka records taken into {@code inbox_message} once per {@code (consumer_name, message_id)}
+ * ({@link dev.dispatcher.app.inbox.InboxIntake}), and per consumer a leased-queue claim loop whose strategy runs
+ * the consumer's {@link dev.dispatcher.app.inbox.InboxHandler} ({@code RunHandlers}). An in-process handler's local
+ * writes and the row's completion commit in one READ COMMITTED transaction, rolled back unless the completion was
+ * applied; a webhook's completions are written in batches. Kafka is reached through the kafka package's {@code
+ * RecordReceiver}; SQL through the store package. Everything is non-blocking.
  */
 package dev.dispatcher.app.inbox;

@@ -1,7 +1,11 @@
 /**
- * The Kafka side behind one small adapter: publishing ordered runs of records and probing the cluster.
- * Publishing uses kafka-clients directly ({@code KafkaClientsPublisher} says why); nothing outside this package
- * sees a Kafka client type. Send work runs on the adapter's own thread, never on R2DBC's event loop;
- * producer callbacks only complete futures.
+ * The Kafka side behind small adapters: publishing ordered runs of records ({@link
+ * dev.dispatcher.app.kafka.RecordPublisher}), receiving polled batches for the inbox ({@link
+ * dev.dispatcher.app.kafka.RecordReceiver}, reactor-kafka), probing the cluster ({@link
+ * dev.dispatcher.app.kafka.ClusterCheck}) and classifying send errors once ({@link
+ * dev.dispatcher.app.kafka.KafkaFailures}). Publishing uses kafka-clients directly ({@code KafkaClientsPublisher}
+ * says why). Nothing outside this package sees a Kafka client type (an ArchUnit rule in the service's tests keeps
+ * it so). Send work runs on the adapter's own thread, never on R2DBC's event loop; producer callbacks only complete
+ * futures.
  */
 package dev.dispatcher.app.kafka;

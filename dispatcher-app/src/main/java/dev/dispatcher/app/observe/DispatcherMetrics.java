@@ -9,7 +9,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +53,29 @@ public final class DispatcherMetrics {
         public String tag() {
             return tag;
         }
+
+        /** What an applied {@code Deliver} counts as: published (outbox) or succeeded (inbox). */
+        public static Result succeeded(Queue queue) {
+            return switch (queue) {
+                case OUTBOX -> PUBLISHED;
+                case INBOX -> SUCCEEDED;
+            };
+        }
     }
+
+    /**
+     * Running totals of one queue since start, for the summary line: kept here as they are counted, so nobody reads
+     * the registry back by tag name.
+     *
+     * @param succeeded messages published (outbox) or handled (inbox)
+     * @param retries applied retry transitions
+     * @param deadLettered messages dead-lettered by a worker
+     * @param notApplied transitions whose outcome was not {@code Applied}
+     */
+    public record Totals(long succeeded, long retries, long deadLettered, long notApplied) {
+    }
+
+    private final Map<Queue, LongAdder[]> totals = new EnumMap<>(Queue.class);
 
     private final MeterRegistry registry;
     private final Timer publishLatency;
@@ -58,6 +83,9 @@ public final class DispatcherMetrics {
 
     public DispatcherMetrics(MeterRegistry registry) {
         this.registry = registry;
+        for (Queue queue : Queue.values()) {
+            totals.put(queue, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
+        }
         this.publishLatency = Timer.builder("dispatcher.publish.latency")
                 .description("Hand-off to Kafka acknowledgement")
                 .publishPercentileHistogram()
@@ -86,6 +114,9 @@ public final class DispatcherMetrics {
                 .increment();
         switch (result.outcome()) {
             case TransitionOutcome.Applied applied -> {
+                if (requested instanceof Transition.ScheduleRetry) {
+                    totals.get(queue)[1].increment();
+                }
             }
             case TransitionOutcome.StaleLease stale -> warn(queue, workerId, requested, result);
             case TransitionOutcome.Terminal terminal -> warn(queue, workerId, requested, result);
@@ -94,7 +125,8 @@ public final class DispatcherMetrics {
         }
     }
 
-    private static void warn(Queue queue, String workerId, Transition requested, TransitionResult result) {
+    private void warn(Queue queue, String workerId, Transition requested, TransitionResult result) {
+        totals.get(queue)[3].increment();
         log.warn("transition not applied: queue={} worker={} message={} transition={} outcome={} durable_status={}",
                 queue.tag(), workerId, result.entry().id(), requested.tag(), result.outcome().tag(),
                 result.durableStatusTag());
@@ -103,6 +135,11 @@ public final class DispatcherMetrics {
     /** Counts messages with {@code result}. */
     public void messages(Queue queue, Result result, long count) {
         if (count > 0) {
+            if (result == Result.succeeded(queue)) {
+                totals.get(queue)[0].add(count);
+            } else if (result == Result.DEAD_LETTERED) {
+                totals.get(queue)[2].add(count);
+            }
             Counter.builder("dispatcher.messages")
                     .tag("queue", queue.tag())
                     .tag("result", result.tag())
@@ -111,10 +148,10 @@ public final class DispatcherMetrics {
         }
     }
 
-    /** This instance's {@code dispatcher.messages{queue, result}} total so far. */
-    public double total(Queue queue, Result result) {
-        return registry.find("dispatcher.messages").tag("queue", queue.tag()).tag("result", result.tag())
-                .counters().stream().mapToDouble(Counter::count).sum();
+    /** The totals of {@code queue} since start. */
+    public Totals totals(Queue queue) {
+        LongAdder[] t = totals.get(queue);
+        return new Totals(t[0].sum(), t[1].sum(), t[2].sum(), t[3].sum());
     }
 
     /** Counts claims that took over an expired lease. */

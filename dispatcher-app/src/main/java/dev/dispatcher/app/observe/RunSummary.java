@@ -2,12 +2,9 @@ package dev.dispatcher.app.observe;
 
 import dev.dispatcher.app.store.Backlog;
 import dev.dispatcher.domain.Queue;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,14 +23,11 @@ public final class RunSummary {
 
     private final Supplier<Mono<Backlog>> backlog;
     private final DispatcherMetrics.QueueGauges gauges;
-    private final MeterRegistry registry;
+    private final DispatcherMetrics metrics;
     private final Duration interval;
     private final boolean logLines;
-    /** Counter totals at the previous line; touched only by the polling subscription. */
-    private double lastPublished;
-    private double lastRetries;
-    private double lastDeadLetters;
-    private double lastNotApplied;
+    /** Totals at the previous line; touched only by the polling subscription. */
+    private DispatcherMetrics.Totals last = new DispatcherMetrics.Totals(0, 0, 0, 0);
     private volatile Disposable running;
 
     private final RateHistory history;
@@ -43,7 +37,7 @@ public final class RunSummary {
         this.history = history;
         this.backlog = backlog;
         this.gauges = metrics.queueGauges(Queue.OUTBOX);
-        this.registry = metrics.registry();
+        this.metrics = metrics;
         this.interval = interval;
         this.logLines = logLines;
     }
@@ -70,30 +64,21 @@ public final class RunSummary {
 
     private void update(Backlog b) {
         gauges.update(b.pending(), b.retryScheduled(), b.oldestAge());
-        double published = sum("dispatcher.messages", c -> "published".equals(c.getId().getTag("result")));
-        double retries = sum("dispatcher.transition.attempts", c -> "retry".equals(c.getId().getTag("transition"))
-                && "applied".equals(c.getId().getTag("outcome")));
-        double deadLetters = sum("dispatcher.messages", c -> "dead_lettered".equals(c.getId().getTag("result")));
-        double notApplied = sum("dispatcher.transition.attempts", c -> !"applied".equals(c.getId().getTag("outcome")));
+        DispatcherMetrics.Totals now = metrics.totals(Queue.OUTBOX);
         if (logLines) {
+            DispatcherMetrics.Totals before = last;
             log.info(String.format(Locale.ROOT,
                     "relay: published %.1f/s, backlog %d (pending %d, retry %d), oldest pending %.1fs, retries %d, "
                             + "dead letters %d, not applied %d",
-                    (published - lastPublished) / Math.max(1, interval.toMillis() / 1000.0), b.total(), b.pending(),
-                    b.retryScheduled(), b.oldestAge().toMillis() / 1000.0, (long) (retries - lastRetries),
-                    (long) (deadLetters - lastDeadLetters), (long) (notApplied - lastNotApplied)));
+                    (now.succeeded() - before.succeeded()) / Math.max(1, interval.toMillis() / 1000.0), b.total(),
+                    b.pending(), b.retryScheduled(), b.oldestAge().toMillis() / 1000.0,
+                    now.retries() - before.retries(), now.deadLettered() - before.deadLettered(),
+                    now.notApplied() - before.notApplied()));
         }
+        DispatcherMetrics.Totals previous = last;
         double seconds = Math.max(1, interval.toMillis() / 1000.0);
-        history.record(new RateHistory.Sample(Instant.now(), (published - lastPublished) / seconds,
-                (deadLetters - lastDeadLetters) / seconds, b.total(), b.oldestAge().toMillis()));
-        lastPublished = published;
-        lastRetries = retries;
-        lastDeadLetters = deadLetters;
-        lastNotApplied = notApplied;
-    }
-
-    private double sum(String name, Predicate<Counter> filter) {
-        return registry.find(name).tag("queue", "outbox").counters().stream()
-                .filter(filter).mapToDouble(Counter::count).sum();
+        history.record(new RateHistory.Sample(Instant.now(), (now.succeeded() - previous.succeeded()) / seconds,
+                (now.deadLettered() - previous.deadLettered()) / seconds, b.total(), b.oldestAge().toMillis()));
+        last = now;
     }
 }

@@ -14,21 +14,20 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys), the way an application
- * would: one transaction per tick, written with the client's {@link OutboxWriter} (which takes each key's writer
- * lock first, so a key's rows commit in seq order).
- * Enabled with {@code dispatcher.demo.enabled}; {@code dispatcher.demo.rate} is messages per second.
+ * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys) exactly the way an
+ * application does: with {@code dispatcher-client}'s {@link OutboxWriter}, one transaction per tick (the writer
+ * takes each key's writer lock, so a key's rows commit in seq order). Enabled with {@code dispatcher.demo.enabled};
+ * {@code dispatcher.demo.rate} is messages per second.
  */
 public final class DemoProducer {
 
     private static final Logger log = LoggerFactory.getLogger(DemoProducer.class);
     public static final String TOPIC = "dispatcher.demo.orders";
     private static final Duration TICK = Duration.ofMillis(100);
-    /** Unqualified: the service's connections have Dispatcher's schema as their search_path. */
-    private static final OutboxWriter OUTBOX = OutboxWriter.create();
 
     private final ConnectionFactory connections;
     private final double rate;
+    private final OutboxWriter writer = OutboxWriter.create();
     private final AtomicLong written = new AtomicLong();
     private volatile Disposable running;
 
@@ -59,18 +58,19 @@ public final class DemoProducer {
 
     private Mono<Void> writeBatch(int n) {
         return Mono.usingWhen(connections.create(), c -> Mono.from(c.beginTransaction())
-                        .thenMany(Flux.range(0, n).concatMap(i -> insert(c, written.incrementAndGet())))
+                        .thenMany(Flux.range(0, n).concatMap(i -> writer.write(c, order(written.incrementAndGet()))))
                         .then(Mono.from(c.commitTransaction())),
                 Connection::close, (c, e) -> Mono.from(c.rollbackTransaction()).then(Mono.from(c.close())),
                 Connection::close);
     }
 
-    private static Mono<Void> insert(Connection c, long n) {
-        String key = "order-" + (n % 32);
-        byte[] payload = ("{\"orderId\":" + n + ",\"amount\":" + (n % 997) + ".50,\"currency\":\"EUR\"}")
-                .getBytes(StandardCharsets.UTF_8);
-        return OUTBOX.write(c, OutboxMessage.builder(TOPIC, "OrderPlaced").key(key).payload(payload)
-                .correlationId("demo-" + n).build()).then();
+    private static OutboxMessage order(long n) {
+        return OutboxMessage.builder(TOPIC, "OrderPlaced")
+                .key("order-" + (n % 32))
+                .payload(("{\"orderId\":" + n + ",\"amount\":" + (n % 997) + ".50,\"currency\":\"EUR\"}")
+                        .getBytes(StandardCharsets.UTF_8))
+                .correlationId("demo-" + n)
+                .build();
     }
 
     public synchronized void stop() {

@@ -1,22 +1,25 @@
 package dev.dispatcher.app.outbox;
 
 import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.config.RelayProperties;
+import dev.dispatcher.app.config.RetentionProperties;
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.app.observe.RunSummary;
+import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.store.AuditTrail;
+import dev.dispatcher.app.store.ControlStore;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
-import java.util.Map;
-import java.util.random.RandomGenerator;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,8 +38,13 @@ public class OutboxConfiguration {
     static final Duration RATE_HISTORY_SPAN = Duration.ofMinutes(10);
 
     @Bean
-    OutboxStore outboxStore(ConnectionFactory connectionFactory) {
-        return OutboxStore.r2dbc(connectionFactory);
+    OutboxStore outboxStore(ConnectionFactory connectionFactory, DispatcherProperties properties) {
+        return OutboxStore.r2dbc(connectionFactory, ordering(properties.relay()));
+    }
+
+    @Bean
+    ControlStore controlStore(ConnectionFactory connectionFactory) {
+        return ControlStore.r2dbc(connectionFactory);
     }
 
     @Bean(destroyMethod = "close")
@@ -59,19 +67,27 @@ public class OutboxConfiguration {
     }
 
     @Bean
-    PauseSwitch pauseSwitch(ConnectionFactory connectionFactory, DispatcherProperties properties) {
-        return new PauseSwitch(connectionFactory, properties.relay().pollInterval());
+    PauseSwitch pauseSwitch(ControlStore controlStore, DispatcherProperties properties) {
+        return new PauseSwitch(controlStore, properties.relay().pollInterval());
     }
 
-    @Bean
+    @Bean(destroyMethod = "close")
     Relay relay(OutboxStore store, RecordPublisher publisher, CircuitBreaker relayCircuitBreaker,
             DispatcherMetrics metrics, PauseSwitch pauseSwitch, DispatcherProperties properties) {
-        DispatcherProperties.Relay relay = properties.relay();
+        RelayProperties relay = properties.relay();
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
                 relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
-                Ordering.valueOf(relay.ordering().name()), properties.retry().toPolicy(RandomGenerator.getDefault()),
-                DRAIN_TIMEOUT, relay.claimLinger());
-        return new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
+                ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger());
+        Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
+        pauseSwitch.onChange(r::pauseChanged);
+        return r;
+    }
+
+    private static Ordering ordering(RelayProperties relay) {
+        return switch (relay.ordering()) {
+            case PER_KEY -> Ordering.PER_KEY;
+            case NONE -> Ordering.NONE;
+        };
     }
 
     @Bean
@@ -80,9 +96,14 @@ public class OutboxConfiguration {
     }
 
     @Bean
-    Retention retention(OutboxStore store, ConnectionFactory connectionFactory, DispatcherProperties properties) {
-        DispatcherProperties.Retention r = properties.retention();
-        return Retention.outbox(store, connectionFactory, r.delivered(), r.deadLettered(), r.audit());
+    AuditTrail auditTrail(ConnectionFactory connectionFactory) {
+        return AuditTrail.r2dbc(connectionFactory);
+    }
+
+    @Bean
+    Retention retention(OutboxStore store, AuditTrail auditTrail, DispatcherProperties properties) {
+        RetentionProperties r = properties.retention();
+        return Retention.outbox(store, auditTrail, r.delivered(), r.deadLettered(), r.audit());
     }
 
     @Bean

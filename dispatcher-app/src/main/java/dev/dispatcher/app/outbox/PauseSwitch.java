@@ -1,8 +1,6 @@
 package dev.dispatcher.app.outbox;
 
-import dev.dispatcher.sql.ControlSql;
-import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.ConnectionFactory;
+import dev.dispatcher.app.store.ControlStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -14,20 +12,22 @@ import reactor.core.publisher.Mono;
 
 /**
  * The cluster-wide relay pause switch, read from {@code dispatcher_control} every poll interval, so every instance
- * honours a pause within one interval. Keeps the last value it read when the database is unreachable.
+ * honours a pause within one interval. Keeps the last value it read when the database is unreachable. Tells its
+ * listener (the relay's loop) whenever the value it read changed, so a paused relay resumes at once.
  */
 public final class PauseSwitch implements BooleanSupplier {
 
     private static final Logger log = LoggerFactory.getLogger(PauseSwitch.class);
 
-    private final ConnectionFactory connections;
+    private final ControlStore control;
     private final Duration interval;
-    /** Written by the polling subscription only. */
+    /** Written by the polling subscription and by {@link #refresh()}. */
     private final AtomicBoolean paused = new AtomicBoolean();
+    private volatile Runnable onChange = () -> { };
     private volatile Disposable polling;
 
-    public PauseSwitch(ConnectionFactory connections, Duration interval) {
-        this.connections = connections;
+    public PauseSwitch(ControlStore control, Duration interval) {
+        this.control = control;
         this.interval = interval;
     }
 
@@ -36,17 +36,18 @@ public final class PauseSwitch implements BooleanSupplier {
         return paused.get();
     }
 
+    /** Runs {@code listener} (cheap, non-blocking) after every change of the value read. */
+    public void onChange(Runnable listener) {
+        this.onChange = listener;
+    }
+
     /** Reads the switch once now. */
     public Mono<Boolean> refresh() {
-        return Flux.usingWhen(connections.create(),
-                        c -> Flux.from(c.createStatement(ControlSql.READ).bind("$1", ControlSql.RELAY_PAUSED).execute())
-                                .flatMap(r -> r.map(row -> Boolean.TRUE.equals(row.get("enabled", Boolean.class)))),
-                        Connection::close)
-                .next()
-                .defaultIfEmpty(false)
+        return control.relayPaused()
                 .doOnNext(value -> {
                     if (paused.getAndSet(value) != value) {
                         log.info("relay {}", value ? "paused (cluster-wide switch)" : "resumed");
+                        onChange.run();
                     }
                 });
     }

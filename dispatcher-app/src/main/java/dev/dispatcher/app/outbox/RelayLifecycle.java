@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import dev.dispatcher.app.observe.RunSummary;
+import dev.dispatcher.app.queue.Retention;
 import java.time.Duration;
 import org.springframework.context.SmartLifecycle;
 

@@ -1,12 +1,13 @@
 package dev.dispatcher.app.outbox;
 
+import dev.dispatcher.app.queue.LoopSettings;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.RetryPolicy;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Immutable settings of one relay, already validated by the configuration layer.
+ * Immutable settings of one relay, validated by the configuration layer ({@code dispatcher.relay.*}).
  *
  * @param workerId lease owner name, also in logs
  * @param batchSize rows per claim
@@ -35,19 +36,7 @@ public record RelaySettings(
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
 
     public RelaySettings {
-        Objects.requireNonNull(workerId, "workerId");
-        Objects.requireNonNull(leaseDuration, "leaseDuration");
-        Objects.requireNonNull(pollInterval, "pollInterval");
         Objects.requireNonNull(ordering, "ordering");
-        Objects.requireNonNull(retryPolicy, "retryPolicy");
-        Objects.requireNonNull(drainTimeout, "drainTimeout");
-        Objects.requireNonNull(claimLinger, "claimLinger");
-        if (claimLinger.isNegative()) {
-            throw new IllegalArgumentException("claim linger must not be negative");
-        }
-        if (batchSize < 1 || maxInFlightBatches < 1 || publishConcurrency < 1) {
-            throw new IllegalArgumentException("batch size, in-flight batches and publish concurrency must be >= 1");
-        }
     }
 
     /** Settings with the default claim linger. */
@@ -58,8 +47,9 @@ public record RelaySettings(
                 retryPolicy, drainTimeout, DEFAULT_CLAIM_LINGER);
     }
 
-    /** How often in-flight leases are renewed. */
-    public Duration renewEvery() {
-        return leaseDuration.dividedBy(3);
+    /** The claim loop's knobs. */
+    public LoopSettings loop() {
+        return new LoopSettings(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval, claimLinger,
+                retryPolicy, drainTimeout);
     }
 }

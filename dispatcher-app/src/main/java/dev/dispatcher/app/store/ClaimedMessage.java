@@ -29,7 +29,7 @@ public record ClaimedMessage(
         String correlationId,
         String causationId,
         Instant createdAt,
-        boolean leaseExpired) {
+        boolean leaseExpired) implements Claimed {
 
     public ClaimedMessage {
         Objects.requireNonNull(leased, "leased");

@@ -1,38 +1,40 @@
 package dev.dispatcher.app.store;
 
 import io.r2dbc.spi.R2dbcException;
-import io.r2dbc.spi.R2dbcTimeoutException;
+import io.r2dbc.spi.R2dbcNonTransientResourceException;
+import io.r2dbc.spi.R2dbcTransientException;
 import java.io.IOException;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Classifies a database error once, where it is seen, by PostgreSQL's SQLSTATE class (as r2dbc-postgresql's
- * {@code ExceptionFactory} does) and looking through wrapping exceptions (Spring's {@code DataAccessException}s
- * from {@code DatabaseClient}). {@link Error}s are never classified: they are rethrown.
+ * Classifies a database error once, by SQLSTATE class, the way r2dbc-postgresql's {@code ExceptionFactory} maps
+ * them (and beside {@code kafka.KafkaFailures}, which does the same for send errors). Every caller that retries a
+ * statement or decides a handler failure asks here, so an integrity violation is permanent everywhere.
+ *
+ * <ul>
+ *   <li>{@link Kind#TRANSIENT}: connection exceptions (class 08), serialization failure (40001), deadlock (40P01),
+ *       admin or crash shutdown (57P01..57P03), insufficient resources (class 53), and errors without a SQLSTATE
+ *       from a lost connection or an exhausted pool;</li>
+ *   <li>{@link Kind#TIMEOUT}: the statement was cancelled ({@code query_canceled} 57014, e.g. by
+ *       {@code statement_timeout}) or could not take a lock ({@code lock_not_available} 55P03);</li>
+ *   <li>{@link Kind#PERMANENT}: integrity violations (class 23), syntax or access rule violations (class 42), data
+ *       exceptions (class 22) and anything else a repeat cannot change.</li>
+ * </ul>
+ * A wrapped driver exception (Spring's {@code DataAccessException}s from {@code DatabaseClient}) is classified by
+ * the driver's. {@link Error}s are never classified: they are rethrown.
  */
 public final class DatabaseFailures {
 
     private DatabaseFailures() {
     }
 
-    /** What a failed database call means for its caller. */
+    /** How a database error is treated. */
     public enum Kind {
-        /**
-         * The server refused in time: {@code statement_timeout} (57014) or {@code lock_timeout} (55P03) ended the
-         * statement, or no pooled connection was free within the acquire time. Nothing was written.
-         */
+        /** Repeating the statement may succeed. */
+        TRANSIENT,
+        /** The statement was cancelled or gave up waiting; repeating it may succeed. */
         TIMEOUT,
-        /**
-         * The database is unreachable or refusing work (SQLSTATE classes 08, 53, 57P0x, or no connection could
-         * be made). An error the server sent wrote nothing; a connection lost with a statement in flight may have
-         * committed it.
-         */
-        UNAVAILABLE,
-        /** Another transaction won (40001 serialization, 40P01 deadlock): nothing was written; safe to repeat. */
-        CONFLICT,
-        /** A constraint the write broke (class 23). Nothing was written; repeating fails the same way. */
-        INTEGRITY,
-        /** Anything else (bad statement, bad data): repeating fails the same way. */
+        /** Repeating the same statement fails the same way. */
         PERMANENT
     }
 
@@ -45,43 +47,44 @@ public final class DatabaseFailures {
         if (error instanceof Error fatal) {
             throw fatal;
         }
-        for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
-            if (e instanceof R2dbcException r2dbc) {
-                if (r2dbc.getSqlState() != null) {
-                    return bySqlState(r2dbc.getSqlState());
-                }
-                // raised by the driver or the pool, not the server: an acquire that timed out, or a connection
-                // that is closed, refused or overloaded (PostgresConnectionClosedException and its kin)
-                return r2dbc instanceof R2dbcTimeoutException ? Kind.TIMEOUT : Kind.UNAVAILABLE;
+        // Spring's DatabaseClient wraps the driver's exception in a DataAccessException: the driver's decides
+        for (Throwable cause = error.getCause(); !(error instanceof R2dbcException) && cause != null
+                && cause != error; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof R2dbcException) {
+                error = cause;
             }
-            if (e instanceof TimeoutException) {
-                return Kind.TIMEOUT;
+        }
+        if (error instanceof R2dbcException r2dbc) {
+            String state = r2dbc.getSqlState();
+            if (state != null && state.length() == 5) {
+                return bySqlState(state);
             }
-            if (e instanceof IOException) {
-                return Kind.UNAVAILABLE;
+            if (r2dbc instanceof R2dbcTransientException || r2dbc instanceof R2dbcNonTransientResourceException) {
+                return Kind.TRANSIENT; // a closed or broken connection carries no SQLSTATE
             }
+            return Kind.PERMANENT;
+        }
+        // the pool's acquire timeout and a connection lost below the driver
+        if (error instanceof TimeoutException || error instanceof IOException
+                || (error.getCause() != null && error.getCause() != error && error.getCause() instanceof IOException)) {
+            return Kind.TRANSIENT;
         }
         return Kind.PERMANENT;
     }
 
-    static Kind bySqlState(String sqlState) {
-        return switch (sqlState) {
-            case "57014", "55P03" -> Kind.TIMEOUT;
-            case "40001", "40P01" -> Kind.CONFLICT;
-            case "57P01", "57P02", "57P03" -> Kind.UNAVAILABLE;
-            default -> switch (sqlState.length() >= 2 ? sqlState.substring(0, 2) : "") {
-                case "08", "53", "58" -> Kind.UNAVAILABLE;
-                case "23" -> Kind.INTEGRITY;
-                default -> Kind.PERMANENT;
-            };
-        };
+    /** Whether repeating the statement may succeed: {@link Kind#TRANSIENT} or {@link Kind#TIMEOUT}. */
+    public static boolean isRetryable(Throwable error) {
+        return classify(error) != Kind.PERMANENT;
     }
 
-    /** Whether repeating the same call may succeed. */
-    public static boolean isTransient(Throwable error) {
-        return switch (classify(error)) {
-            case TIMEOUT, UNAVAILABLE, CONFLICT -> true;
-            case INTEGRITY, PERMANENT -> false;
+    static Kind bySqlState(String state) {
+        return switch (state) {
+            case "57014", "55P03" -> Kind.TIMEOUT;
+            case "40001", "40P01", "57P01", "57P02", "57P03" -> Kind.TRANSIENT;
+            default -> switch (state.substring(0, 2)) {
+                case "08", "53" -> Kind.TRANSIENT;
+                default -> Kind.PERMANENT;
+            };
         };
     }
 }

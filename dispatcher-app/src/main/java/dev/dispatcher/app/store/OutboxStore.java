@@ -1,6 +1,7 @@
 package dev.dispatcher.app.store;
 
 import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.Queue;
 import dev.dispatcher.domain.TransitionResult;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -14,7 +15,7 @@ import reactor.core.publisher.Mono;
  * in auto-commit: no transaction stays open while a caller publishes. Errors are the driver's
  * {@code R2dbcException}s, signalled, never thrown.
  */
-public interface OutboxStore {
+public interface OutboxStore extends LeasedQueue<ClaimedMessage> {
 
     /**
      * Claims up to {@code limit} claimable rows for {@code owner} in one statement, honouring {@code ordering}.
@@ -23,23 +24,40 @@ public interface OutboxStore {
      */
     Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering);
 
+    /** Claims with the ordering this store was created with (see {@link #r2dbc(ConnectionFactory, Ordering)}). */
+    @Override
+    Mono<List<ClaimedMessage>> claim(String owner, int limit, Duration lease);
+
+    @Override
+    default Queue queue() {
+        return Queue.OUTBOX;
+    }
+
     /**
      * Writes a batch of transitions in one statement and classifies each. Requests for the same id are
      * de-duplicated (the first wins), so the result holds one entry per distinct id, in first-occurrence order.
      */
+    @Override
     Mono<List<TransitionResult>> transition(List<TransitionRequest> requests);
 
     /**
      * Deletes up to {@code limit} rows in terminal {@code status} that finished more than {@code age} ago.
      * Returns how many it deleted.
      */
+    @Override
     Mono<Long> purgeFinished(MessageStatus status, Duration age, int limit);
 
     /** Current backlog figures. */
+    @Override
     Mono<Backlog> backlog();
 
-    /** A store on {@code connections} (a pooled factory whose connections use Dispatcher's schema). */
+    /** A store on {@code connections} (a pooled factory whose connections use Dispatcher's schema), per-key. */
     static OutboxStore r2dbc(ConnectionFactory connections) {
-        return new R2dbcOutboxStore(connections);
+        return r2dbc(connections, Ordering.PER_KEY);
+    }
+
+    /** A store whose {@link #claim} keeps {@code ordering}. */
+    static OutboxStore r2dbc(ConnectionFactory connections, Ordering ordering) {
+        return new R2dbcOutboxStore(connections, ordering);
     }
 }

@@ -24,15 +24,22 @@ import reactor.core.publisher.Mono;
 final class R2dbcOutboxStore implements OutboxStore {
 
     private final ConnectionFactory connections;
+    private final Ordering ordering;
     /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
     private final AtomicReference<String> keyCursor = new AtomicReference<>("");
 
-    R2dbcOutboxStore(ConnectionFactory connections) {
+    R2dbcOutboxStore(ConnectionFactory connections, Ordering ordering) {
         this.connections = connections;
+        this.ordering = ordering;
     }
 
     private <T> Flux<T> run(Function<Connection, Flux<T>> work) {
-        return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
+        return Connections.autoCommit(connections, work);
+    }
+
+    @Override
+    public Mono<List<ClaimedMessage>> claim(String owner, int limit, Duration lease) {
+        return claimBatch(owner, limit, lease, ordering);
     }
 
     @Override
@@ -96,9 +103,7 @@ final class R2dbcOutboxStore implements OutboxStore {
         }
         return Mono.defer(() -> {
             TransitionBatch batch = new TransitionBatch(Queue.OUTBOX, requests);
-            return run(c -> Flux.from(c.createStatement(OutboxSql.TRANSITION)
-                                    .bind("$1", batch.uuids()).bind("$2", batch.tokens()).bind("$3", batch.kinds())
-                                    .bind("$4", batch.millis()).bind("$5", batch.errors())
+            return run(c -> Flux.from(batch.statement(c, OutboxSql.TRANSITION, OutboxSql.TRANSITION_ONE, true, null)
                                     .execute())
                             .flatMap(r -> r.map(batch::classify)))
                     .collectList();

@@ -7,7 +7,10 @@ import dev.dispatcher.domain.Queue;
 import dev.dispatcher.domain.Transition;
 import dev.dispatcher.domain.TransitionClassifier;
 import dev.dispatcher.domain.TransitionResult;
+import dev.dispatcher.sql.LeasedTableSql;
+import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,7 +25,31 @@ import java.util.UUID;
  *
  * <p>Requests for the same id are de-duplicated here, first one wins, matching the statement's own de-duplication.
  */
-public final class TransitionBatch {
+final class TransitionBatch {
+
+    /**
+     * The statement for this batch, bound: {@code one} (scalar parameters) for a single distinct request, whose
+     * planning is a fraction of the array form's, else {@code many}. {@code scope} is bound as {@code $6} when not
+     * null (the inbox's consumer name).
+     */
+    Statement statement(Connection c, String many, String one, boolean uuidIds, String scope) {
+        Statement s;
+        if (distinct.size() == 1) {
+            TransitionRequest r = distinct.values().iterator().next();
+            s = c.createStatement(one)
+                    .bind("$1", uuidIds ? r.leased().id().asUuid() : r.leased().id().value())
+                    .bind("$2", r.leased().lease().token())
+                    .bind("$3", kinds()[0])
+                    .bind("$4", millis()[0]);
+            String error = errors()[0];
+            s = error == null ? s.bindNull("$5", String.class) : s.bind("$5", error);
+        } else {
+            s = c.createStatement(many)
+                    .bind("$1", uuidIds ? uuids() : ids()).bind("$2", tokens()).bind("$3", kinds())
+                    .bind("$4", millis()).bind("$5", errors());
+        }
+        return scope == null ? s : s.bind("$6", scope);
+    }
 
     /** Longest {@code last_error} kept. */
     public static final int MAX_ERROR = 2000;
@@ -30,7 +57,7 @@ public final class TransitionBatch {
     private final Queue queue;
     private final Map<String, TransitionRequest> distinct = new LinkedHashMap<>();
 
-    public TransitionBatch(Queue queue, List<TransitionRequest> requests) {
+    TransitionBatch(Queue queue, List<TransitionRequest> requests) {
         this.queue = queue;
         requests.forEach(r -> distinct.putIfAbsent(r.leased().id().value(), r));
     }
@@ -53,9 +80,20 @@ public final class TransitionBatch {
         return distinct.values().stream().map(r -> r.leased().lease().token()).toArray(UUID[]::new);
     }
 
-    /** {@code deliver|retry|dead_letter|renew|release}, as the statements switch on. */
+    /** The kinds the statement switches on ({@link LeasedTableSql.Kind#sql()}), never a metric tag. */
     public String[] kinds() {
-        return distinct.values().stream().map(r -> r.transition().tag()).toArray(String[]::new);
+        return distinct.values().stream().map(r -> kind(r.transition()).sql()).toArray(String[]::new);
+    }
+
+    /** The statement's kind of {@code transition}. */
+    static LeasedTableSql.Kind kind(Transition transition) {
+        return switch (transition) {
+            case Transition.Deliver d -> LeasedTableSql.Kind.DELIVER;
+            case Transition.ScheduleRetry r -> LeasedTableSql.Kind.RETRY;
+            case Transition.DeadLetter d -> LeasedTableSql.Kind.DEAD_LETTER;
+            case Transition.RenewLease r -> LeasedTableSql.Kind.RENEW;
+            case Transition.Release r -> LeasedTableSql.Kind.RELEASE;
+        };
     }
 
     /** Retry delay or renewal length in milliseconds, 0 for the other transitions. */

@@ -1,6 +1,10 @@
 /**
- * Leased-queue persistence over R2DBC: claiming batches, batched guarded transitions classified into sealed
- * outcomes, retention, and backlog figures. Statements live in {@code dev.dispatcher.sql}; this package binds and
- * maps them. Every method is lazy and non-blocking; nothing holds a transaction open while publishing.
+ * Every statement the service runs: the {@link dev.dispatcher.app.store.LeasedQueue} port implemented for the outbox
+ * and for each inbox consumer (claims, classified transitions, backlog, retention), inbox intake, operator reads and
+ * mutations returning sealed {@link dev.dispatcher.app.store.OperatorMutation} results, the pause switch, the audit
+ * trail, and the one database failure classifier ({@link dev.dispatcher.app.store.DatabaseFailures}). The SQL text
+ * lives in {@code dev.dispatcher.sql}; this package binds and maps it, and no other package of the service binds a
+ * statement (an ArchUnit rule keeps it so; the HTTP ingest store is the one documented exception until it moves
+ * here). Every method is lazy and non-blocking; nothing holds a transaction open while publishing.
  */
 package dev.dispatcher.app.store;

@@ -3,18 +3,11 @@ package dev.dispatcher.app.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-import dev.dispatcher.app.config.DispatcherProperties.Consumer;
-import dev.dispatcher.app.config.DispatcherProperties.Demo;
-import dev.dispatcher.app.config.DispatcherProperties.Inbox;
-import dev.dispatcher.app.config.DispatcherProperties.Ingest;
-import dev.dispatcher.app.config.DispatcherProperties.Ordering;
-import dev.dispatcher.app.config.DispatcherProperties.Relay;
-import dev.dispatcher.app.config.DispatcherProperties.Retention;
-import dev.dispatcher.app.config.DispatcherProperties.Retry;
-import dev.dispatcher.app.config.DispatcherProperties.Security;
-import dev.dispatcher.app.config.DispatcherProperties.Token;
-import dev.dispatcher.app.config.DispatcherProperties.User;
-import dev.dispatcher.app.config.DispatcherProperties.Webhook;
+import dev.dispatcher.app.config.InboxProperties.Consumer;
+import dev.dispatcher.app.config.InboxProperties.Webhook;
+import dev.dispatcher.app.config.RelayProperties.Ordering;
+import dev.dispatcher.app.config.SecurityProperties.Token;
+import dev.dispatcher.app.config.SecurityProperties.User;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
 import java.net.URI;
@@ -31,6 +24,7 @@ import org.springframework.util.unit.DataSize;
 class DispatcherPropertiesTest {
 
     private static final String SHA = "a".repeat(64);
+    private static final SplittableRandom RANDOM = new SplittableRandom(1);
 
     @Test
     void absentBlocksTakeTheNamedDefaults() {
@@ -39,16 +33,16 @@ class DispatcherPropertiesTest {
         assertThat(properties.schema()).isEqualTo("dispatcher");
         assertThat(properties.workerId()).matches(".+-\\d+").endsWith("-" + ProcessHandle.current().pid());
         assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
-        assertThat(properties.relay()).isEqualTo(new Relay(500, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
+        assertThat(properties.relay()).isEqualTo(new RelayProperties(500, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
                 Ordering.PER_KEY, Duration.ofMillis(5)));
-        assertThat(properties.retry()).isEqualTo(new Retry(RetryPolicy.DEFAULT_INITIAL_DELAY,
+        assertThat(properties.retry()).isEqualTo(new RetryProperties(RetryPolicy.DEFAULT_INITIAL_DELAY,
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
-        assertThat(properties.retention()).isEqualTo(new Retention(Duration.ofDays(7), Duration.ofDays(30),
+        assertThat(properties.retention()).isEqualTo(new RetentionProperties(Duration.ofDays(7), Duration.ofDays(30),
                 Duration.ofDays(7), Duration.ofDays(90)));
-        assertThat(properties.ingest()).isEqualTo(new Ingest(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
+        assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
                 Duration.ofDays(7), 4, Duration.ofSeconds(10)));
-        assertThat(properties.demo()).isEqualTo(new Demo(false, 20.0));
+        assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
         assertThat(properties.inbox().consumers()).isEmpty();
@@ -72,11 +66,11 @@ class DispatcherPropertiesTest {
 
         assertThat(properties.workerId()).isEqualTo("w1");
         assertThat(properties.relay().batchSize()).isEqualTo(100);
-        assertThat(properties.relay().maxInFlightBatches()).isEqualTo(Relay.DEFAULT_MAX_IN_FLIGHT_BATCHES);
+        assertThat(properties.relay().maxInFlightBatches()).isEqualTo(RelayProperties.DEFAULT_MAX_IN_FLIGHT_BATCHES);
         assertThat(properties.relay().ordering()).isEqualTo(Ordering.NONE);
         assertThat(properties.relay().leaseDuration()).isEqualTo(Duration.ofMinutes(1));
         assertThat(properties.retry().jitter()).isEqualTo(Jitter.DECORRELATED);
-        assertThat(properties.retry().maxAttempts()).isEqualTo(Retry.DEFAULT_MAX_ATTEMPTS);
+        assertThat(properties.retry().maxAttempts()).isEqualTo(RetryProperties.DEFAULT_MAX_ATTEMPTS);
         assertThat(properties.ingest().maxPayloadSize()).isEqualTo(DataSize.ofKilobytes(256));
         assertThat(properties.security().tokens()).singleElement()
                 .satisfies(token -> assertThat(token.roles()).containsExactly("PRODUCER"));
@@ -94,39 +88,39 @@ class DispatcherPropertiesTest {
         Duration s30 = Duration.ofSeconds(30);
         Duration s1 = Duration.ofSeconds(1);
         Duration ms5 = Duration.ofMillis(5);
-        assertInvalid(() -> new Relay(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new Relay(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 10001");
-        assertInvalid(() -> new Relay(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.max-in-flight-batches must be between 1 and 64, but was 65");
-        assertInvalid(() -> new Relay(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.publish-concurrency must be between 1 and 4096, but was 0");
-        assertInvalid(() -> new Relay(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5),
                 "dispatcher.relay.lease-duration must be between 2s and 1h, but was 1s");
-        assertInvalid(() -> new Relay(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5),
                 "dispatcher.relay.poll-interval must be between 10ms and 10m, but was 5ms");
-        assertInvalid(() -> new Relay(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2)),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2)),
                 "dispatcher.relay.claim-linger must be between 0s and 1s, but was 2s");
     }
 
     @Test
     void retryRulesNameTheProperty() {
         Duration s1 = Duration.ofSeconds(1);
-        assertInvalid(() -> new Retry(Duration.ZERO, s1, 2.0, Jitter.FULL, 10),
-                "dispatcher.retry.initial-delay must be positive, but was 0s");
-        assertInvalid(() -> new Retry(Duration.ofSeconds(2), s1, 2.0, Jitter.FULL, 10),
+        assertInvalid(() -> new RetryProperties(Duration.ZERO, s1, 2.0, Jitter.FULL, 10).toPolicy("retry", RANDOM),
+                "dispatcher.retry.initial-delay must be at least 1ms, but was 0s");
+        assertInvalid(() -> new RetryProperties(Duration.ofSeconds(2), s1, 2.0, Jitter.FULL, 10).toPolicy("retry", RANDOM),
                 "dispatcher.retry.max-delay must be at least dispatcher.retry.initial-delay (2s), but was 1s");
-        assertInvalid(() -> new Retry(s1, s1, 0.5, Jitter.FULL, 10),
+        assertInvalid(() -> new RetryProperties(s1, s1, 0.5, Jitter.FULL, 10).toPolicy("retry", RANDOM),
                 "dispatcher.retry.multiplier must be a finite number of at least 1, but was 0.5");
-        assertInvalid(() -> new Retry(s1, s1, 2.0, Jitter.FULL, 1001),
+        assertInvalid(() -> new RetryProperties(s1, s1, 2.0, Jitter.FULL, 1001).toPolicy("retry", RANDOM),
                 "dispatcher.retry.max-attempts must be between 1 and 1000, but was 1001");
     }
 
     @Test
     void retryBuildsTheDomainPolicy() {
-        RetryPolicy policy = new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 3.0, Jitter.NONE, 7)
-                .toPolicy(new SplittableRandom(1));
+        RetryPolicy policy = new RetryProperties(Duration.ofMillis(100), Duration.ofSeconds(2), 3.0, Jitter.NONE, 7)
+                .toPolicy("retry", new SplittableRandom(1));
 
         assertThat(policy.maxAttempts()).isEqualTo(7);
         assertThat(policy.ceiling(2)).isEqualTo(Duration.ofMillis(300));
@@ -135,17 +129,17 @@ class DispatcherPropertiesTest {
 
     @Test
     void otherBlocksNameTheProperty() {
-        assertInvalid(() -> new Retention(Duration.ofDays(1), Duration.ZERO, null, null),
+        assertInvalid(() -> new RetentionProperties(Duration.ofDays(1), Duration.ZERO, null, null),
                 "dispatcher.retention.dead-lettered must be positive, but was 0s");
-        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 0, 10L, Duration.ofDays(1), null, null),
+        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new Ingest(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null),
+        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null),
                 "dispatcher.ingest.max-delay must be between 1s and 365d, but was 400d");
-        assertInvalid(() -> new Ingest(null, null, null, null, 0, null),
+        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null),
                 "dispatcher.ingest.writers must be between 1 and 64, but was 0");
-        assertInvalid(() -> new Ingest(null, null, null, null, null, Duration.ofMillis(10)),
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, Duration.ofMillis(10)),
                 "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
-        assertInvalid(() -> new Demo(true, 0.01),
+        assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
@@ -160,23 +154,23 @@ class DispatcherPropertiesTest {
 
     @Test
     void securityNamesTheIndexedPropertyAndNeverPrintsSecrets() {
-        assertInvalid(() -> new Security(List.of(new User("ops", "{noop}pw", List.of("admin"))), null),
+        assertInvalid(() -> new SecurityProperties(List.of(new User("ops", "{noop}pw", List.of("admin"))), null),
                 "dispatcher.security.users[0].roles[0] must be one of PRODUCER, OPERATOR, but was 'ADMIN'");
-        assertInvalid(() -> new Security(List.of(new User("ops", "plain-secret", List.of("operator"))), null),
+        assertInvalid(() -> new SecurityProperties(List.of(new User("ops", "plain-secret", List.of("operator"))), null),
                 "dispatcher.security.users[0].password must be in Spring Security's {id} form, such as"
                         + " {bcrypt}$2a$10$... or {noop}secret, but was a value without an {id} prefix");
-        assertInvalid(() -> new Security(null, List.of(
+        assertInvalid(() -> new SecurityProperties(null, List.of(
                         new Token("a", SHA, List.of("PRODUCER")), new Token("b", "abc", List.of("PRODUCER")))),
                 "dispatcher.security.tokens[1].sha256 must be 64 hexadecimal characters (the SHA-256 of the"
                         + " token), but was a value of 3 characters");
-        assertInvalid(() -> new Security(null, List.of(
+        assertInvalid(() -> new SecurityProperties(null, List.of(
                         new Token("a", SHA, List.of("PRODUCER")), new Token("a", SHA, List.of("OPERATOR")))),
                 "dispatcher.security.tokens[1].name must be unique, same as [0], but was 'a'");
     }
 
     @Test
     void toStringMasksPasswordsAndTokenHashes() {
-        Security security = new Security(List.of(new User("ops", "{noop}hunter2", List.of("OPERATOR"))),
+        SecurityProperties security = new SecurityProperties(List.of(new User("ops", "{noop}hunter2", List.of("OPERATOR"))),
                 List.of(new Token("loader", SHA, List.of("PRODUCER"))));
 
         assertThat(security.toString()).contains("ops", "loader", "******")
@@ -186,23 +180,86 @@ class DispatcherPropertiesTest {
 
     @Test
     void inboxConsumerDefaultsAndRules() {
-        Consumer webhook = new Consumer("billing", List.of("orders"), null, null,
+        Consumer webhook = Consumer.of("billing", List.of("orders"), null, null,
                 new Webhook(URI.create("https://billing.example/hook"), null));
-        assertThat(new Inbox(List.of(webhook)).consumers()).singleElement().satisfies(consumer -> {
+        assertThat(new InboxProperties(List.of(webhook)).consumers()).singleElement().satisfies(consumer -> {
             assertThat(consumer.groupId()).isEqualTo("dispatcher-billing");
             assertThat(consumer.handler()).isEqualTo(Consumer.WEBHOOK_HANDLER);
             assertThat(consumer.webhook().timeout()).isEqualTo(Webhook.DEFAULT_TIMEOUT);
         });
 
-        assertInvalid(() -> new Inbox(List.of(new Consumer("billing", List.of(), null, "local", null))),
+        assertInvalid(() -> new InboxProperties(List.of(Consumer.of("billing", List.of(), null, "local", null))),
                 "dispatcher.inbox.consumers[0].topics must name at least one topic, but was empty");
-        assertInvalid(() -> new Inbox(List.of(new Consumer(null, List.of("orders"), null, "local", null))),
+        assertInvalid(() -> new InboxProperties(List.of(Consumer.of(null, List.of("orders"), null, "local", null))),
                 "dispatcher.inbox.consumers[0].name must be 1 to 200 letters, digits, '.', '_' or '-', but was"
                         + " absent");
-        assertInvalid(() -> new Inbox(List.of(new Consumer("billing", List.of("orders"), null, null,
+        assertInvalid(() -> new InboxProperties(List.of(Consumer.of("billing", List.of("orders"), null, null,
                         new Webhook(URI.create("ftp://x/y"), null)))),
                 "dispatcher.inbox.consumers[0].webhook.url must be an absolute http or https URL, but was"
                         + " 'ftp://x/y'");
+    }
+
+    @Test
+    void inboxConsumerKnobsTakeTheirDefaultsAndNameTheIndexedPropertyWhenBad() {
+        DispatcherProperties properties = bind(properties(
+                "dispatcher.inbox.consumers[0].name", "billing",
+                "dispatcher.inbox.consumers[0].topics", "orders",
+                "dispatcher.inbox.consumers[0].handler", "local",
+                "dispatcher.inbox.consumers[0].batch-size", "50",
+                "dispatcher.inbox.consumers[0].concurrency", "32",
+                "dispatcher.inbox.consumers[0].handler-timeout", "5s"));
+
+        Consumer consumer = properties.inbox().consumers().getFirst();
+        assertThat(consumer.batchSize()).isEqualTo(50);
+        assertThat(consumer.concurrency()).isEqualTo(32);
+        assertThat(consumer.handlerTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(consumer.maxInFlightBatches()).isEqualTo(Consumer.DEFAULT_MAX_IN_FLIGHT_BATCHES);
+        assertThat(consumer.leaseDuration()).isEqualTo(Consumer.DEFAULT_LEASE_DURATION);
+        assertThat(consumer.maxBacklog()).isEqualTo(Consumer.DEFAULT_MAX_BACKLOG);
+        assertThat(consumer.pollInterval()).isEqualTo(Consumer.DEFAULT_POLL_INTERVAL);
+
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.inbox.consumers[0].name", "billing",
+                        "dispatcher.inbox.consumers[0].topics", "orders",
+                        "dispatcher.inbox.consumers[0].handler", "local",
+                        "dispatcher.inbox.consumers[0].concurrency", "0")))
+                .withMessage("dispatcher.inbox.consumers[0].concurrency must be between 1 and 4096, but was 0");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.inbox.consumers[0].name", "billing",
+                        "dispatcher.inbox.consumers[0].topics", "orders",
+                        "dispatcher.inbox.consumers[0].handler", "local",
+                        "dispatcher.inbox.consumers[0].lease-duration", "1s")))
+                .withMessage("dispatcher.inbox.consumers[0].lease-duration must be between 2s and 1h, but was 1s");
+    }
+
+    @Test
+    void consumerRetryFallsBackToTheGlobalRetryValueByValue() {
+        DispatcherProperties properties = bind(properties(
+                "dispatcher.retry.max-attempts", "7",
+                "dispatcher.retry.initial-delay", "2s",
+                "dispatcher.inbox.consumers[0].name", "billing",
+                "dispatcher.inbox.consumers[0].topics", "orders",
+                "dispatcher.inbox.consumers[0].handler", "local",
+                "dispatcher.inbox.consumers[0].retry.max-attempts", "3",
+                "dispatcher.inbox.consumers[1].name", "audit",
+                "dispatcher.inbox.consumers[1].topics", "orders",
+                "dispatcher.inbox.consumers[1].handler", "local"));
+
+        assertThat(properties.consumerRetryPolicy(0).maxAttempts()).isEqualTo(3);
+        assertThat(properties.consumerRetryPolicy(0).initialDelay()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(properties.consumerRetryPolicy(1).maxAttempts()).isEqualTo(7);
+        assertThat(properties.relayRetryPolicy().maxAttempts()).isEqualTo(7);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.retry.initial-delay", "2s",
+                        "dispatcher.inbox.consumers[0].name", "billing",
+                        "dispatcher.inbox.consumers[0].topics", "orders",
+                        "dispatcher.inbox.consumers[0].handler", "local",
+                        "dispatcher.inbox.consumers[0].retry.max-delay", "1s")))
+                .withMessage("dispatcher.inbox.consumers[0].retry.max-delay must be at least"
+                        + " dispatcher.inbox.consumers[0].retry.initial-delay (2s), but was 1s");
     }
 
     private static Map<String, String> properties(String... namesAndValues) {

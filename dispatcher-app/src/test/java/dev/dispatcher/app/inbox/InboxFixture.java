@@ -1,6 +1,8 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
 import dev.dispatcher.testkit.KafkaServer;
@@ -80,15 +82,15 @@ final class InboxFixture implements AutoCloseable {
         return topic;
     }
 
-    InboxReceiver receiver(String topic, String groupId) {
-        return new ReactorKafkaInboxReceiver(Map.of("bootstrap.servers", kafka.bootstrapServers(),
+    RecordReceiver receiver(String topic, String groupId) {
+        return RecordReceiver.reactorKafka(Map.of("bootstrap.servers", kafka.bootstrapServers(),
                 "max.poll.records", 500), List.of(topic), groupId);
     }
 
     static InboxSettings settings(String consumer, String workerId) {
-        return new InboxSettings(consumer, workerId, 64, 8, Duration.ofSeconds(30), Duration.ofMillis(100),
-                RetryPolicy.of(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, Jitter.NONE, 5,
-                        new SplittableRandom(7)),
+        return new InboxSettings(consumer, workerId, 64, 8, 2, Duration.ofSeconds(30), Duration.ofMillis(100),
+                Duration.ofMillis(5), RetryPolicy.of(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, Jitter.NONE,
+                        5, new SplittableRandom(7)),
                 10_000, Duration.ofSeconds(60), Duration.ofSeconds(10));
     }
 
@@ -97,10 +99,10 @@ final class InboxFixture implements AutoCloseable {
     }
 
     /** A started consumer on its own pool (application_name = worker id). */
-    InboxConsumer consumer(InboxReceiver receiver, InboxHandler handler, InboxSettings settings,
+    InboxConsumer consumer(RecordReceiver receiver, InboxHandler handler, InboxSettings settings,
             DispatcherMetrics metrics) {
         ConnectionPool pool = pool(settings.workerId(), 12);
-        InboxConsumer consumer = new InboxConsumer(receiver, InboxStore.r2dbc(pool), handler, settings, metrics, pool);
+        InboxConsumer consumer = new InboxConsumer(receiver, InboxStore.r2dbc(pool), handler, settings, metrics);
         consumer.start();
         closeables.add(() -> consumer.stop().block(Duration.ofSeconds(30)));
         return consumer;

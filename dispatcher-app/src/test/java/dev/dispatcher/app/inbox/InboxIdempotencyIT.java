@@ -2,7 +2,8 @@ package dev.dispatcher.app.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dispatcher.app.inbox.InboxReceiver.ReceivedBatch;
+import dev.dispatcher.app.kafka.RecordReceiver;
+import dev.dispatcher.app.kafka.RecordReceiver.ReceivedBatch;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -91,8 +92,8 @@ class InboxIdempotencyIT {
             }
             // The first instance stores and handles every record, then "crashes" before any offset commit: its
             // receiver drops the commit, and closing a reactor-kafka consumer commits only acknowledged offsets.
-            InboxReceiver real = fx.receiver(topic, "crash-group");
-            InboxReceiver crashesBeforeCommit = () -> real.receive()
+            RecordReceiver real = fx.receiver(topic, "crash-group");
+            RecordReceiver crashesBeforeCommit = () -> real.receive()
                     .map(batch -> new ReceivedBatch(batch.records(), Mono.empty()));
             DispatcherMetrics first = InboxFixture.metrics();
             InboxConsumer crashing = fx.consumer(crashesBeforeCommit, InboxFixture.effectHandler(),

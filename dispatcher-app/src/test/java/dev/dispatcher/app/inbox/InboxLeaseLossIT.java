@@ -3,6 +3,10 @@ package dev.dispatcher.app.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.queue.ClaimLoop;
+import dev.dispatcher.app.store.ClaimedInboxMessage;
+import dev.dispatcher.app.store.InboxStore;
+import reactor.core.scheduler.Schedulers;
 import io.r2dbc.pool.ConnectionPool;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -41,8 +45,9 @@ class InboxLeaseLossIT {
             }
             DispatcherMetrics b = InboxFixture.metrics();
             ConnectionPool poolB = fx.pool("lease-b", 4);
-            InboxProcessor second = new InboxProcessor(InboxStore.r2dbc(poolB), handler,
-                    InboxFixture.settings("orders", "lease-b"), b, poolB);
+            ClaimLoop<ClaimedInboxMessage> second = InboxConsumer.handlerLoop(
+                    InboxStore.r2dbc(poolB).consumer("orders"), handler, InboxFixture.settings("orders", "lease-b"), b,
+                    Schedulers.newSingle("lease-b"));
             second.start();
             try {
                 fx.awaitCount("SELECT count(*) FROM inbox_message WHERE status = 'COMPLETED'", 1, WAIT);

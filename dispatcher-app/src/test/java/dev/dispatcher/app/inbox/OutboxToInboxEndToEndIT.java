@@ -46,9 +46,10 @@ class OutboxToInboxEndToEndIT {
                 ConnectionPool relayPool = fx.pool("e2e-relay", 8);
                 Relay relay = new Relay(OutboxStore.r2dbc(relayPool), publisher, relaySettings,
                         RelayBreaker.create("e2e-relay"), metrics, () -> false);
-                InboxSettings settings = new InboxSettings("e2e", "e2e-inbox", 128, 16, Duration.ofSeconds(30),
-                        Duration.ofMillis(100), InboxFixture.settings("e2e", "e2e-inbox").retryPolicy(), 10_000,
-                        Duration.ofSeconds(60), Duration.ofSeconds(10));
+                InboxSettings settings = new InboxSettings("e2e", "e2e-inbox", 128, 16, 4, Duration.ofSeconds(30),
+                        Duration.ofMillis(100), Duration.ofMillis(5),
+                        InboxFixture.settings("e2e", "e2e-inbox").retryPolicy(), 10_000, Duration.ofSeconds(60),
+                        Duration.ofSeconds(10));
                 fx.consumer(fx.receiver(topic, "e2e-group"), InboxFixture.effectHandler(), settings, metrics);
                 relay.start();
                 try {

@@ -43,7 +43,7 @@ class RelayCrashWindowIT {
             List<ClaimedMessage> claimed = crashed.claimBatch("crashed-worker", 10, Duration.ofSeconds(2),
                     Ordering.PER_KEY).block(Duration.ofSeconds(20));
             assertThat(claimed).hasSize(1);
-            List<DispatchResult> sent = publisher.publish(List.of(Relay.toRecord(claimed.getFirst())), true)
+            List<DispatchResult> sent = publisher.publish(List.of(PublishLanes.toRecord(claimed.getFirst())), true)
                     .block(Duration.ofSeconds(20));
             assertThat(sent).containsExactly(DispatchResult.PUBLISHED);
 

@@ -2,6 +2,8 @@ package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.store.AuditTrail;
 import dev.dispatcher.app.store.OutboxStore;
 import io.r2dbc.pool.ConnectionPool;
 import java.sql.Connection;
@@ -38,7 +40,7 @@ class RetentionIT {
                 s.execute("INSERT INTO dispatch_audit (actor, action) VALUES ('ops', 'pause')");
             }
             ConnectionPool pool = fx.pool("retention");
-            Retention retention = Retention.outbox(OutboxStore.r2dbc(pool), pool, Duration.ofDays(7),
+            Retention retention = Retention.outbox(OutboxStore.r2dbc(pool), AuditTrail.r2dbc(pool), Duration.ofDays(7),
                     Duration.ofDays(30), Duration.ofDays(90));
 
             Long deleted = retention.purge().block(Duration.ofSeconds(60));

@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.UUID;
 
 /**
  * A second writer for race tests: holds a row lock in an open JDBC transaction, waits until another backend is
@@ -14,20 +13,28 @@ import java.util.UUID;
  */
 final class RowLockRace implements AutoCloseable {
 
-    private final StoreTestDb db;
+    /** Opens JDBC connections on the test's schema. */
+    interface Jdbc {
+        Connection open() throws SQLException;
+    }
+
+    private final Jdbc jdbc;
+    private final String table;
     private final Connection locker;
     private final int lockerPid;
 
-    /** Opens a transaction and locks {@code id} {@code FOR UPDATE}. */
-    RowLockRace(StoreTestDb db, UUID id) throws SQLException {
-        this.db = db;
-        this.locker = db.jdbc();
+    /** Opens a transaction and locks the row of {@code table} where {@code rowCondition} holds (one {@code ?}). */
+    RowLockRace(Jdbc jdbc, String table, String rowCondition, Object id) throws SQLException {
+        this.jdbc = jdbc;
+        this.table = table;
+        this.locker = jdbc.open();
         locker.setAutoCommit(false);
         try (ResultSet rs = locker.createStatement().executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
             lockerPid = rs.getInt(1);
         }
-        try (PreparedStatement s = locker.prepareStatement("SELECT id FROM outbox_message WHERE id = ? FOR UPDATE")) {
+        try (PreparedStatement s = locker.prepareStatement(
+                "SELECT 1 FROM " + table + " WHERE " + rowCondition + " FOR UPDATE")) {
             s.setObject(1, id);
             try (ResultSet rs = s.executeQuery()) {
                 if (!rs.next()) {
@@ -37,13 +44,14 @@ final class RowLockRace implements AutoCloseable {
         }
     }
 
-    /** Waits until some backend waits for our lock while running a statement on {@code outbox_message}. */
+    /** Waits until some backend waits for our lock while running a statement on the table. */
     void awaitBlocked(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (Connection watcher = db.jdbc(); PreparedStatement s = watcher.prepareStatement("""
+        try (Connection watcher = jdbc.open(); PreparedStatement s = watcher.prepareStatement("""
                 SELECT count(*) FROM pg_stat_activity
-                 WHERE ? = ANY(pg_blocking_pids(pid)) AND query LIKE '%outbox_message%'""")) {
+                 WHERE ? = ANY(pg_blocking_pids(pid)) AND query LIKE ?""")) {
             s.setInt(1, lockerPid);
+            s.setString(2, "%" + table + "%");
             while (System.nanoTime() < deadline) {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();

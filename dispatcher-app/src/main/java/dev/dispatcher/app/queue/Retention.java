@@ -1,10 +1,8 @@
-package dev.dispatcher.app.outbox;
+package dev.dispatcher.app.queue;
 
-import dev.dispatcher.app.store.OutboxStore;
+import dev.dispatcher.app.store.AuditTrail;
+import dev.dispatcher.app.store.LeasedQueue;
 import dev.dispatcher.domain.MessageStatus;
-import dev.dispatcher.sql.AuditSql;
-import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -39,12 +37,19 @@ public final class Retention {
     }
 
     /** The outbox's retention: delivered and dead-lettered rows, and audit rows, each past its age. */
-    public static Retention outbox(OutboxStore store, ConnectionFactory connections, Duration delivered,
+    public static Retention outbox(LeasedQueue<?> outbox, AuditTrail auditTrail, Duration delivered,
             Duration deadLettered, Duration audit) {
         return new Retention("outbox and audit", List.of(
-                () -> store.purgeFinished(MessageStatus.DELIVERED, delivered, BATCH),
-                () -> store.purgeFinished(MessageStatus.DEAD_LETTERED, deadLettered, BATCH),
-                () -> purgeAudit(connections, audit)));
+                () -> outbox.purgeFinished(MessageStatus.DELIVERED, delivered, BATCH),
+                () -> outbox.purgeFinished(MessageStatus.DEAD_LETTERED, deadLettered, BATCH),
+                () -> auditTrail.purgeOlderThan(audit, BATCH)));
+    }
+
+    /** An inbox's retention: each consumer's completed rows past the deduplication window. */
+    public static Retention inbox(List<? extends LeasedQueue<?>> consumers, Duration completed) {
+        return new Retention("completed inbox", consumers.stream()
+                .<Supplier<Mono<Long>>>map(c -> () -> c.purgeFinished(MessageStatus.COMPLETED, completed, BATCH))
+                .toList());
     }
 
     /** One full pass; emits the number of rows deleted. */
@@ -62,15 +67,6 @@ public final class Retention {
     private static Mono<Long> drain(Supplier<Mono<Long>> pass) {
         return Mono.defer(pass)
                 .expand(n -> n >= BATCH ? Mono.defer(pass) : Mono.empty())
-                .reduce(0L, Long::sum);
-    }
-
-    private static Mono<Long> purgeAudit(ConnectionFactory connections, Duration audit) {
-        return Flux.usingWhen(connections.create(),
-                        c -> Flux.from(c.createStatement(AuditSql.DELETE_OLD)
-                                        .bind("$1", audit.toMillis()).bind("$2", BATCH).execute())
-                                .flatMap(r -> Mono.from(r.getRowsUpdated())),
-                        Connection::close)
                 .reduce(0L, Long::sum);
     }
 

@@ -1,6 +1,7 @@
-package dev.dispatcher.app.inbox;
+package dev.dispatcher.app.kafka;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -15,10 +16,20 @@ import reactor.core.publisher.Mono;
  * Offsets are committed only through {@link ReceivedBatch#commit()}; records of a batch that was never committed
  * are delivered again to whoever owns the partition next.
  */
-public interface InboxReceiver {
+public interface RecordReceiver {
 
     /** Polled batches, in partition order; lazy, one consumer per subscription. */
     Flux<ReceivedBatch> receive();
+
+    /**
+     * A receiver on reactor-kafka for {@code topics} in consumer group {@code groupId}; the group id, manual
+     * commits and the deserializers are forced, {@code auto.offset.reset} defaults to {@code earliest}.
+     *
+     * @param consumerProperties kafka-clients consumer settings (Boot's {@code spring.kafka.consumer.*})
+     */
+    static RecordReceiver reactorKafka(Map<String, Object> consumerProperties, List<String> topics, String groupId) {
+        return new ReactorKafkaReceiver(consumerProperties, topics, groupId);
+    }
 
     /**
      * The records of one poll and the commit of their offsets.

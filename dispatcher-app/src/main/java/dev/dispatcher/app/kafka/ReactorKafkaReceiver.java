@@ -1,4 +1,4 @@
-package dev.dispatcher.app.inbox;
+package dev.dispatcher.app.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,7 +16,7 @@ import reactor.kafka.receiver.ReceiverOptions;
 import reactor.kafka.receiver.ReceiverRecord;
 
 /**
- * {@link InboxReceiver} on reactor-kafka's {@link KafkaReceiver} (verified on kafka-clients 4.1.2 by
+ * {@link RecordReceiver} on reactor-kafka's {@link KafkaReceiver} (verified on kafka-clients 4.1.2 by
  * {@code ReactorKafkaReceiverIT}).
  *
  * <p>Uses {@code receiveBatch()}: one inner flux per poll, collected into a {@link ReceivedBatch}. Offsets are
@@ -25,14 +25,14 @@ import reactor.kafka.receiver.ReceiverRecord;
  * demand and keeps polling for group liveness on its own thread. Records are emitted on reactor-kafka's emitter
  * thread; the consumer's poll loop runs on its own thread, never on an event loop.
  */
-final class ReactorKafkaInboxReceiver implements InboxReceiver {
+final class ReactorKafkaReceiver implements RecordReceiver {
 
     /** How long closing waits for the final commit and the group leave. */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final ReceiverOptions<String, byte[]> options;
 
-    ReactorKafkaInboxReceiver(Map<String, Object> consumerProperties, List<String> topics, String groupId) {
+    ReactorKafkaReceiver(Map<String, Object> consumerProperties, List<String> topics, String groupId) {
         Map<String, Object> props = new HashMap<>(consumerProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -49,11 +49,11 @@ final class ReactorKafkaInboxReceiver implements InboxReceiver {
         return Flux.defer(() -> KafkaReceiver.create(options).receiveBatch())
                 .concatMap(Flux::collectList, 1)
                 .filter(records -> !records.isEmpty())
-                .map(ReactorKafkaInboxReceiver::batch);
+                .map(ReactorKafkaReceiver::batch);
     }
 
     private static ReceivedBatch batch(List<ReceiverRecord<String, byte[]>> records) {
-        List<ReceivedRecord> received = records.stream().map(ReactorKafkaInboxReceiver::received).toList();
+        List<ReceivedRecord> received = records.stream().map(ReactorKafkaReceiver::received).toList();
         Mono<Void> commit = Mono.defer(() -> {
             records.forEach(r -> r.receiverOffset().acknowledge());
             // commit() sends every acknowledged offset of every partition, so the last record covers the batch.
@@ -72,6 +72,6 @@ final class ReactorKafkaInboxReceiver implements InboxReceiver {
 
     @Override
     public String toString() {
-        return "ReactorKafkaInboxReceiver" + options.subscriptionTopics();
+        return "ReactorKafkaReceiver" + options.subscriptionTopics();
     }
 }

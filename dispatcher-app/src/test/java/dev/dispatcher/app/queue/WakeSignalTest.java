@@ -1,4 +1,4 @@
-package dev.dispatcher.app.store;
+package dev.dispatcher.app.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,12 @@
-package dev.dispatcher.app.store;
+package dev.dispatcher.app.queue;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Wake-ups for a leased-queue worker's claim loop: "there may be new work" (a notification, a finished batch, a
@@ -34,6 +36,15 @@ public final class WakeSignal {
 
     /** Completes at the first wake-up after generation {@code seen}, or after {@code timeout}. */
     public Mono<Void> awaitAfter(long seen, Duration timeout) {
+        return awaitAfter(seen, timeout, Schedulers.parallel());
+    }
+
+    /**
+     * Completes at the first wake-up after generation {@code seen}, or after {@code timeout} measured on
+     * {@code timer}. A wake-up completes the returned Mono on the thread that called {@link #wake()}: callers that
+     * continue with work of their own hop to their scheduler first.
+     */
+    public Mono<Void> awaitAfter(long seen, Duration timeout, Scheduler timer) {
         return Mono.defer(() -> {
             // Take the sink before reading the generation: wake() bumps the generation before it swaps the sink,
             // so either the bump is seen here or the sink taken here is the one that wake-up completes.
@@ -41,7 +52,7 @@ public final class WakeSignal {
             if (generation.get() > seen) {
                 return Mono.empty();
             }
-            return pending.asMono().timeout(timeout, Mono.empty());
+            return pending.asMono().timeout(timeout, Mono.empty(), timer);
         });
     }
 }

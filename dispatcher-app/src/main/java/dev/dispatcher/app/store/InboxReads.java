@@ -1,4 +1,4 @@
-package dev.dispatcher.app.inbox;
+package dev.dispatcher.app.store;
 
 import dev.dispatcher.sql.InboxSql;
 import io.r2dbc.spi.Connection;
@@ -69,6 +69,6 @@ public final class InboxReads {
     }
 
     private <T> Flux<T> read(Function<Connection, Flux<T>> work) {
-        return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
+        return Connections.autoCommit(connections, work);
     }
 }

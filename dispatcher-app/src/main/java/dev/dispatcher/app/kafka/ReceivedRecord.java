@@ -1,5 +1,6 @@
-package dev.dispatcher.app.inbox;
+package dev.dispatcher.app.kafka;
 
+import dev.dispatcher.domain.MessageHeaders;
 import dev.dispatcher.domain.MessageId;
 import java.util.Map;
 import java.util.Objects;
@@ -17,10 +18,6 @@ import java.util.Objects;
 public record ReceivedRecord(
         String topic, int partition, long offset, String key, Map<String, String> headers, byte[] payload) {
 
-    /** The header carrying the stable message id (the relay sets it to the outbox row's id). */
-    public static final String MESSAGE_ID_HEADER = "message-id";
-    public static final String EVENT_TYPE_HEADER = "event-type";
-
     public ReceivedRecord {
         Objects.requireNonNull(topic, "topic");
         headers = Map.copyOf(headers);
@@ -32,7 +29,7 @@ public record ReceivedRecord(
      * <topic>-<partition>-<offset>} (stable for redeliveries of this record, but not across re-publications).
      */
     public MessageId messageId() {
-        String header = headers.get(MESSAGE_ID_HEADER);
+        String header = headers.get(MessageHeaders.MESSAGE_ID);
         if (header != null && !header.isBlank() && header.length() <= MessageId.MAX_LENGTH) {
             return MessageId.of(header);
         }
@@ -40,6 +37,6 @@ public record ReceivedRecord(
     }
 
     public String eventType() {
-        return headers.get(EVENT_TYPE_HEADER);
+        return headers.get(MessageHeaders.EVENT_TYPE);
     }
 }

@@ -1,0 +1,172 @@
+package dev.dispatcher.app.api;
+
+import dev.dispatcher.app.store.OperatorMutation;
+import dev.dispatcher.app.store.OperatorStore;
+import dev.dispatcher.app.store.OutboxEntry;
+import dev.dispatcher.domain.MessageStatus;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.Base64;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+/**
+ * The operator's view and mutations of single outbox messages (OPERATOR): read with its {@code ETag}, list with a
+ * cursor, replay and dead-letter with {@code If-Match}. The store answers mutations with a sealed
+ * {@link OperatorMutation}; this class maps each to the response or an RFC 9457 problem carrying the current row.
+ */
+@RestController
+final class MessageOperatorController {
+
+    static final int DEFAULT_LIST_LIMIT = 100;
+    static final int MAX_LIST_LIMIT = 1000;
+    private static final Pattern IF_MATCH = Pattern.compile("\\s*\"(\\d{1,18})\"\\s*");
+    private static final Pattern UUID_TEXT =
+            Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+
+    private final OperatorStore operator;
+
+    MessageOperatorController(OperatorStore operator) {
+        this.operator = operator;
+    }
+
+    @GetMapping("/v1/messages/{id}")
+    Mono<ResponseEntity<MessageView>> get(@PathVariable String id) {
+        UUID uuid = messageId(id);
+        return operator.find(uuid)
+                .switchIfEmpty(Mono.error(() -> ApiProblem.notFound("no outbox message with id " + uuid)))
+                .map(entry -> ResponseEntity.ok().eTag(MessageView.etag(entry)).body(MessageView.of(entry, true)));
+    }
+
+    @GetMapping("/v1/messages")
+    Mono<OperatorResponses.Page> list(@RequestParam(required = false) String status,
+            @RequestParam(required = false) String topic, @RequestParam(required = false) String key,
+            @RequestParam(required = false) String limit, @RequestParam(required = false) String cursor) {
+        MessageStatus parsedStatus = status == null ? null : outboxStatus(status);
+        int parsedLimit = limit == null ? DEFAULT_LIST_LIMIT : intParam("limit", limit, 1, MAX_LIST_LIMIT);
+        long after = cursor == null ? 0 : decodeCursor(cursor);
+        if (topic != null && topic.isEmpty() || key != null && key.isEmpty()) {
+            throw ApiProblem.invalid(topic != null && topic.isEmpty() ? "topic" : "key", "filters must not be empty");
+        }
+        if (topic != null && topic.indexOf('\0') >= 0 || key != null && key.indexOf('\0') >= 0) {
+            throw ApiProblem.invalid("topic", "filters must not contain NUL");
+        }
+        return operator.list(parsedStatus, topic, key, after, parsedLimit).map(page -> new OperatorResponses.Page(
+                page.items().stream().map(e -> MessageView.of(e, false)).toList(),
+                page.nextAfterSeq() == null ? null : encodeCursor(page.nextAfterSeq())));
+    }
+
+    @PostMapping("/v1/messages/{id}/replay")
+    Mono<ResponseEntity<MessageView>> replay(@PathVariable String id,
+            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch, Principal principal) {
+        UUID uuid = messageId(id);
+        long version = expectedVersion(ifMatch);
+        return operator.replay(uuid, version, principal.getName()).map(result -> respond(uuid, result));
+    }
+
+    @PostMapping("/v1/messages/{id}/dead-letter")
+    Mono<ResponseEntity<MessageView>> deadLetter(@PathVariable String id,
+            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+            @RequestParam(required = false) String reason, Principal principal) {
+        UUID uuid = messageId(id);
+        long version = expectedVersion(ifMatch);
+        if (reason != null && (reason.isBlank() || reason.length() > 1000 || reason.indexOf('\0') >= 0)) {
+            throw ApiProblem.invalid("reason", "reason must be 1 to 1000 characters without NUL");
+        }
+        String why = reason != null ? reason : "dead-lettered by operator " + principal.getName();
+        return operator.deadLetter(uuid, version, principal.getName(), why).map(result -> respond(uuid, result));
+    }
+
+    /** The response of a mutation, or the problem that says why it was not made. */
+    static ResponseEntity<MessageView> respond(UUID id, OperatorMutation result) {
+        return switch (result) {
+            case OperatorMutation.Done done -> ResponseEntity.ok().eTag(MessageView.etag(done.after()))
+                    .body(MessageView.of(done.after(), false));
+            case OperatorMutation.NotFound notFound -> throw ApiProblem.notFound("no outbox message with id " + id);
+            case OperatorMutation.VersionMismatch mismatch -> throw current(ApiProblem.conflict("version-mismatch",
+                    "message " + id + " is at version " + mismatch.current().version() + ", not "
+                            + mismatch.expected() + " (If-Match); read it again"), mismatch.current());
+            case OperatorMutation.IllegalMove illegal -> throw current(ApiProblem.conflict("illegal-transition",
+                    "message " + id + " is " + illegal.current().status() + ": an operator cannot move it to "
+                            + illegal.target()), illegal.current());
+            case OperatorMutation.ConcurrencyConflict conflict -> throw current(ApiProblem.conflict(
+                    "concurrency-conflict", "message " + id + " changed while this request ran"), conflict.current());
+        };
+    }
+
+    private static ApiProblem current(ApiProblem problem, OutboxEntry current) {
+        return problem.with("current", MessageView.of(current, false));
+    }
+
+    // ---- parameters
+
+    static UUID messageId(String id) {
+        if (!UUID_TEXT.matcher(id).matches()) {
+            throw ApiProblem.invalid("id", "the message id in the path must be a UUID");
+        }
+        return UUID.fromString(id);
+    }
+
+    static long expectedVersion(String ifMatch) {
+        if (ifMatch == null) {
+            throw ApiProblem.preconditionRequired("this mutation needs If-Match: \"<version>\" with the ETag of the"
+                    + " message as last read (GET /v1/messages/{id})");
+        }
+        Matcher matcher = IF_MATCH.matcher(ifMatch);
+        if (!matcher.matches()) {
+            throw ApiProblem.invalid("If-Match", "If-Match must be one strong entity tag \"<version>\", such as"
+                    + " \"3\"");
+        }
+        return Long.parseLong(matcher.group(1));
+    }
+
+    static MessageStatus outboxStatus(String status) {
+        return switch (status) {
+            case "PENDING" -> MessageStatus.PENDING;
+            case "RETRY_SCHEDULED" -> MessageStatus.RETRY_SCHEDULED;
+            case "DELIVERED" -> MessageStatus.DELIVERED;
+            case "DEAD_LETTERED" -> MessageStatus.DEAD_LETTERED;
+            default -> throw ApiProblem.invalid("status",
+                    "status must be one of PENDING, RETRY_SCHEDULED, DELIVERED, DEAD_LETTERED");
+        };
+    }
+
+    static int intParam(String name, String value, int min, int max) {
+        try {
+            int parsed = Integer.parseInt(value);
+            if (parsed >= min && parsed <= max) {
+                return parsed;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw ApiProblem.invalid(name, name + " must be an integer between " + min + " and " + max);
+    }
+
+    static String encodeCursor(long afterSeq) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(("seq:" + afterSeq)
+                .getBytes(StandardCharsets.US_ASCII));
+    }
+
+    static long decodeCursor(String cursor) {
+        try {
+            String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);
+            if (text.matches("seq:\\d{1,18}")) {
+                return Long.parseLong(text.substring(4));
+            }
+        } catch (IllegalArgumentException e) {
+            // reported below
+        }
+        throw ApiProblem.invalid("cursor", "cursor must be a nextCursor value returned by this endpoint");
+    }
+}

@@ -1,0 +1,185 @@
+package dev.dispatcher.app.config;
+
+import static dev.dispatcher.app.config.PropertyRules.invalid;
+import static dev.dispatcher.app.config.PropertyRules.orDefault;
+import static dev.dispatcher.app.config.PropertyRules.quoted;
+import static dev.dispatcher.app.config.PropertyRules.requireBetween;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
+
+/**
+ * {@code dispatcher.inbox.*}: Kafka consumers whose records are stored, deduplicated and handed to a handler.
+ * Every consumer is validated here, with its index in each message; its retry block is checked against
+ * {@code dispatcher.retry.*} by {@link DispatcherProperties}, which knows both.
+ *
+ * @param consumers the consumers ({@code dispatcher.inbox.consumers[i]}); names are unique
+ */
+public record InboxProperties(List<Consumer> consumers) {
+
+    private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+    private static final Pattern TOPIC_NAME = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+
+    public InboxProperties {
+        consumers = consumers == null ? List.of() : List.copyOf(consumers);
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < consumers.size(); i++) {
+            String path = "inbox.consumers[" + i + "]";
+            Consumer consumer = Objects.requireNonNull(consumers.get(i), DispatcherProperties.PREFIX + "." + path);
+            if (consumer.name() == null || !CONSUMER_NAME.matcher(consumer.name()).matches()) {
+                throw invalid(path + ".name",
+                        "must be 1 to 200 letters, digits, '.', '_' or '-'", quoted(consumer.name()));
+            }
+            Integer earlier = names.putIfAbsent(consumer.name(), i);
+            if (earlier != null) {
+                throw invalid(path + ".name", "must be unique, same as [" + earlier + "]", quoted(consumer.name()));
+            }
+            consumer.validate(path);
+        }
+    }
+
+    public static InboxProperties defaults() {
+        return new InboxProperties(null);
+    }
+
+    /**
+     * One inbox consumer; validated by {@link InboxProperties}, which knows its index. The tuning values are the
+     * same knobs as the relay's; each absent one takes the {@code DEFAULT_*} beside it.
+     *
+     * @param name the consumer's name, part of the inbox key {@code (consumer_name, message_id)}
+     * @param topics the Kafka topics it reads
+     * @param groupId the Kafka consumer group; defaults to {@code dispatcher-<name>}
+     * @param handler the handler that processes stored records; defaults to {@code webhook} when a webhook is set
+     * @param webhook where the {@code webhook} handler POSTs, or {@code null} when there is none
+     * @param batchSize rows claimed per statement
+     * @param concurrency handler invocations at once (each in-process one holds a pooled connection)
+     * @param maxInFlightBatches claimed batches not yet finished
+     * @param leaseDuration lease length, renewed at a third of it while a message is unfinished
+     * @param handlerTimeout how long one handler invocation may run before it counts as a transient failure
+     * @param maxBacklog live rows of this consumer at which intake pauses its partitions
+     * @param pollInterval wake-up of an idle consumer, and the re-check of paused intake
+     * @param claimLinger least time between two claims unless the earlier came back full
+     * @param retry backoff and attempt limit of failed handlers; each absent value falls back to
+     *     {@code dispatcher.retry.*}
+     */
+    public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,
+            int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
+            long maxBacklog, Duration pollInterval, Duration claimLinger, RetryProperties.Overrides retry) {
+
+        /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
+        public static final String WEBHOOK_HANDLER = "webhook";
+        public static final int DEFAULT_BATCH_SIZE = 100;
+        /**
+         * Measured with the inbox benchmark: 16 keeps a webhook receiver answering in 2 ms at 0.7 of its own
+         * ceiling at the same concurrency or better; an in-process handler holds one pooled connection per
+         * invocation, so raise Boot's pool size ({@code spring.r2dbc.pool.max-size}) with it.
+         */
+        public static final int DEFAULT_CONCURRENCY = 16;
+        public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
+        public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);
+        public static final Duration DEFAULT_HANDLER_TIMEOUT = Duration.ofMinutes(2);
+        public static final long DEFAULT_MAX_BACKLOG = 10_000;
+        public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+        public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+
+        public Consumer {
+            topics = topics == null ? List.of() : List.copyOf(topics);
+            groupId = groupId == null ? "dispatcher-" + name : groupId;
+            handler = handler == null && webhook != null ? WEBHOOK_HANDLER : handler;
+            retry = retry == null ? RetryProperties.Overrides.NONE : retry;
+        }
+
+        /** The binding constructor: an absent value takes its default. */
+        @ConstructorBinding
+        public Consumer(String name, @Nullable List<String> topics, @Nullable String groupId,
+                @Nullable String handler, @Nullable Webhook webhook, @Nullable Integer batchSize,
+                @Nullable Integer concurrency, @Nullable Integer maxInFlightBatches, @Nullable Duration leaseDuration,
+                @Nullable Duration handlerTimeout, @Nullable Long maxBacklog, @Nullable Duration pollInterval,
+                @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry) {
+            this(name, topics, groupId, handler, webhook,
+                    orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
+                    orDefault(concurrency, DEFAULT_CONCURRENCY).intValue(),
+                    orDefault(maxInFlightBatches, DEFAULT_MAX_IN_FLIGHT_BATCHES).intValue(),
+                    orDefault(leaseDuration, DEFAULT_LEASE_DURATION),
+                    orDefault(handlerTimeout, DEFAULT_HANDLER_TIMEOUT),
+                    orDefault(maxBacklog, DEFAULT_MAX_BACKLOG).longValue(),
+                    orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
+                    orDefault(claimLinger, DEFAULT_CLAIM_LINGER),
+                    retry);
+        }
+
+        /** A consumer of {@code topics} with every tuning default. */
+        public static Consumer of(String name, List<String> topics, @Nullable String groupId, @Nullable String handler,
+                @Nullable Webhook webhook) {
+            return new Consumer(name, topics, groupId, handler, webhook, null, null, null, null, null, null, null,
+                    null, null);
+        }
+
+        void validate(String path) {
+            if (topics.isEmpty()) {
+                throw invalid(path + ".topics", "must name at least one topic", "empty");
+            }
+            for (int t = 0; t < topics.size(); t++) {
+                String topic = topics.get(t);
+                if (topic == null || !TOPIC_NAME.matcher(topic).matches()) {
+                    throw invalid(path + ".topics[" + t + "]",
+                            "must be a Kafka topic name (1 to 249 letters, digits, '.', '_' or '-')", quoted(topic));
+                }
+            }
+            if (groupId.isBlank()) {
+                throw invalid(path + ".group-id", "must not be blank", quoted(groupId));
+            }
+            if (handler == null || handler.isBlank()) {
+                throw invalid(path + ".handler", "must name a handler (or set webhook.url)", quoted(handler));
+            }
+            if (WEBHOOK_HANDLER.equals(handler) && webhook == null) {
+                throw invalid(path + ".webhook.url", "must be set for the webhook handler", "absent");
+            }
+            if (webhook != null) {
+                webhook.validate(path + ".webhook");
+            }
+            requireBetween(path + ".batch-size", batchSize, 1, 10_000);
+            requireBetween(path + ".concurrency", concurrency, 1, 4096);
+            requireBetween(path + ".max-in-flight-batches", maxInFlightBatches, 1, 64);
+            requireBetween(path + ".lease-duration", leaseDuration, Duration.ofSeconds(2), Duration.ofHours(1));
+            requireBetween(path + ".handler-timeout", handlerTimeout, Duration.ofMillis(1), Duration.ofHours(1));
+            requireBetween(path + ".max-backlog", maxBacklog, 1, 100_000_000);
+            requireBetween(path + ".poll-interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(10));
+            requireBetween(path + ".claim-linger", claimLinger, Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    /**
+     * The target of the {@code webhook} handler.
+     *
+     * @param url an absolute {@code http} or {@code https} URL
+     * @param timeout the time allowed for one POST
+     */
+    public record Webhook(URI url, Duration timeout) {
+
+        public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+        public Webhook {
+            timeout = orDefault(timeout, DEFAULT_TIMEOUT);
+        }
+
+        void validate(String path) {
+            if (url == null) {
+                throw invalid(path + ".url", "must be set", "absent");
+            }
+            String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+            if (!url.isAbsolute() || url.getHost() == null || !(scheme.equals("http") || scheme.equals("https"))) {
+                throw invalid(path + ".url", "must be an absolute http or https URL", quoted(url.toString()));
+            }
+            requireBetween(path + ".timeout", timeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.dispatcher.app.config;
+
+import static dev.dispatcher.app.config.PropertyRules.invalid;
+import static dev.dispatcher.app.config.PropertyRules.orDefault;
+import static dev.dispatcher.app.config.PropertyRules.requireBetween;
+
+import dev.dispatcher.domain.DeliveryTime;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * {@code dispatcher.ingest.*}: limits of the HTTP ingest API.
+ *
+ * @param maxPayloadSize the largest accepted payload (checked against the producer's {@code max.request.size})
+ * @param maxBatchSize the most messages in one {@code POST /v1/messages/batch}
+ * @param maxBacklog pending outbox rows above which ingest answers 429
+ * @param maxDelay how far ahead a message's {@code deliverAt}/{@code delay} may reach (a delayed message holds
+ *     back its key and counts in the backlog until then)
+ * @param writers lanes writing ingested messages, each with at most one statement in flight; requests that wait
+ *     for a lane are written together by its next statement
+ * @param timeout how long a request may wait for its lane; past it, it answers 503 without being written
+ */
+public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,
+        int writers, Duration timeout) {
+
+    public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
+    public static final int DEFAULT_MAX_BATCH_SIZE = 500;
+    public static final long DEFAULT_MAX_BACKLOG = 1_000_000L;
+    public static final Duration DEFAULT_MAX_DELAY = DeliveryTime.DEFAULT_MAX_DELAY;
+    public static final int DEFAULT_WRITERS = 4;
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+    public IngestProperties {
+        Objects.requireNonNull(maxPayloadSize, "dispatcher.ingest.max-payload-size");
+        if (maxPayloadSize.toBytes() < 1) {
+            throw invalid("ingest.max-payload-size", "must be positive", maxPayloadSize);
+        }
+        requireBetween("ingest.max-batch-size", maxBatchSize, 1, 10_000);
+        if (maxBacklog < 1) {
+            throw invalid("ingest.max-backlog", "must be at least 1", maxBacklog);
+        }
+        requireBetween("ingest.max-delay", maxDelay, Duration.ofSeconds(1), Duration.ofDays(365));
+        requireBetween("ingest.writers", writers, 1, 64);
+        requireBetween("ingest.timeout", timeout, Duration.ofMillis(100), Duration.ofMinutes(5));
+    }
+
+    /** The binding constructor: an absent value takes its default. */
+    @ConstructorBinding
+    public IngestProperties(@Nullable DataSize maxPayloadSize, @Nullable Integer maxBatchSize, @Nullable Long maxBacklog,
+            @Nullable Duration maxDelay, @Nullable Integer writers, @Nullable Duration timeout) {
+        this(
+                orDefault(maxPayloadSize, DEFAULT_MAX_PAYLOAD_SIZE),
+                orDefault(maxBatchSize, DEFAULT_MAX_BATCH_SIZE).intValue(),
+                orDefault(maxBacklog, DEFAULT_MAX_BACKLOG).longValue(),
+                orDefault(maxDelay, DEFAULT_MAX_DELAY),
+                orDefault(writers, DEFAULT_WRITERS).intValue(),
+                orDefault(timeout, DEFAULT_TIMEOUT));
+    }
+
+    public static IngestProperties defaults() {
+        return new IngestProperties(null, null, (Long) null, null, null, null);
+    }
+}

@@ -1,0 +1,82 @@
+package dev.dispatcher.app.config;
+
+import static dev.dispatcher.app.config.PropertyRules.orDefault;
+import static dev.dispatcher.app.config.PropertyRules.requireBetween;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
+
+/**
+ * {@code dispatcher.relay.*}: how much the outbox relay leases and sends at once, and how it waits for work. The
+ * only place these ranges are checked.
+ *
+ * @param batchSize rows claimed per statement
+ * @param maxInFlightBatches leased batches not yet finished; bounds leased rows to this x batch size
+ * @param publishConcurrency key runs of one batch published at once
+ * @param leaseDuration how long a claim is exclusive before another worker may take it over
+ * @param pollInterval the fallback wake-up when no notification arrives
+ * @param ordering whether messages of one key are sent in order
+ * @param claimLinger least time between two claims unless the earlier came back full: under a trickle of inserts,
+ *     rows arriving within it share one claim instead of one claim each
+ */
+public record RelayProperties(
+        int batchSize,
+        int maxInFlightBatches,
+        int publishConcurrency,
+        Duration leaseDuration,
+        Duration pollInterval,
+        Ordering ordering,
+        Duration claimLinger) {
+
+    public static final int DEFAULT_BATCH_SIZE = 500;
+    public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
+    public static final int DEFAULT_PUBLISH_CONCURRENCY = 64;
+    public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+    public static final Ordering DEFAULT_ORDERING = Ordering.PER_KEY;
+    public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+
+    public RelayProperties {
+        requireBetween("relay.batch-size", batchSize, 1, 10_000);
+        requireBetween("relay.max-in-flight-batches", maxInFlightBatches, 1, 64);
+        requireBetween("relay.publish-concurrency", publishConcurrency, 1, 4096);
+        requireBetween("relay.lease-duration", leaseDuration, Duration.ofSeconds(2), Duration.ofHours(1));
+        requireBetween("relay.poll-interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(10));
+        Objects.requireNonNull(ordering, "dispatcher.relay.ordering");
+        requireBetween("relay.claim-linger", claimLinger, Duration.ZERO, Duration.ofSeconds(1));
+    }
+
+    /** The binding constructor: an absent value takes its default. */
+    @ConstructorBinding
+    public RelayProperties(
+            @Nullable Integer batchSize,
+            @Nullable Integer maxInFlightBatches,
+            @Nullable Integer publishConcurrency,
+            @Nullable Duration leaseDuration,
+            @Nullable Duration pollInterval,
+            @Nullable Ordering ordering,
+            @Nullable Duration claimLinger) {
+        this(
+                orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
+                orDefault(maxInFlightBatches, DEFAULT_MAX_IN_FLIGHT_BATCHES).intValue(),
+                orDefault(publishConcurrency, DEFAULT_PUBLISH_CONCURRENCY).intValue(),
+                orDefault(leaseDuration, DEFAULT_LEASE_DURATION),
+                orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
+                orDefault(ordering, DEFAULT_ORDERING),
+                orDefault(claimLinger, DEFAULT_CLAIM_LINGER));
+    }
+
+    public static RelayProperties defaults() {
+        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null);
+    }
+
+    /** Whether the relay keeps the order of one key's messages; bound from {@code per-key} and {@code none}. */
+    public enum Ordering {
+        /** A key's messages are sent one lease at a time, in {@code seq} order. */
+        PER_KEY,
+        /** No ordering: maximum parallelism. */
+        NONE
+    }
+}

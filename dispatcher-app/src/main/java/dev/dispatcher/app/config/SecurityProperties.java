@@ -1,0 +1,141 @@
+package dev.dispatcher.app.config;
+
+import static dev.dispatcher.app.config.PropertyRules.MASK;
+import static dev.dispatcher.app.config.PropertyRules.invalid;
+import static dev.dispatcher.app.config.PropertyRules.orDefault;
+import static dev.dispatcher.app.config.PropertyRules.quoted;
+import static dev.dispatcher.app.config.PropertyRules.upperCase;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
+
+/**
+ * {@code dispatcher.security.*}: HTTP Basic users and Bearer API tokens. Names are unique per list; roles are upper-cased.
+ *
+ * @param users HTTP Basic users ({@code dispatcher.security.users[i]})
+ * @param tokens Bearer API tokens ({@code dispatcher.security.tokens[i]})
+ * @param publicPrometheus whether {@code /actuator/prometheus} may be scraped without credentials
+ *     ({@code dispatcher.security.public-prometheus}, default {@code false}: OPERATOR only)
+ */
+public record SecurityProperties(List<User> users, List<Token> tokens, boolean publicPrometheus) {
+
+    public static final boolean DEFAULT_PUBLIC_PROMETHEUS = false;
+
+    /** Users and tokens; Prometheus scraping needs an OPERATOR. */
+    public SecurityProperties(List<User> users, List<Token> tokens) {
+        this(users, tokens, DEFAULT_PUBLIC_PROMETHEUS);
+    }
+
+    /** The binding constructor: an absent value takes its default. */
+    @ConstructorBinding
+    public SecurityProperties(@Nullable List<User> users, @Nullable List<Token> tokens, @Nullable Boolean publicPrometheus) {
+        this(users, tokens, orDefault(publicPrometheus, DEFAULT_PUBLIC_PROMETHEUS).booleanValue());
+    }
+
+    public SecurityProperties {
+        users = users == null ? List.of() : List.copyOf(users);
+        tokens = tokens == null ? List.of() : List.copyOf(tokens);
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < users.size(); i++) {
+            String path = "security.users[" + i + "]";
+            User user = Objects.requireNonNull(users.get(i), DispatcherProperties.PREFIX + "." + path);
+            requireName(path + ".name", user.name(), names, i);
+            if (user.password() == null || !SPRING_SECURITY_PASSWORD.matcher(user.password()).matches()) {
+                throw invalid(path + ".password",
+                        "must be in Spring Security's {id} form, such as {bcrypt}$2a$10$... or {noop}secret",
+                        user.password() == null ? "absent" : "a value without an {id} prefix");
+            }
+            requireRoles(path + ".roles", user.roles());
+        }
+        names.clear();
+        for (int i = 0; i < tokens.size(); i++) {
+            String path = "security.tokens[" + i + "]";
+            Token token = Objects.requireNonNull(tokens.get(i), DispatcherProperties.PREFIX + "." + path);
+            requireName(path + ".name", token.name(), names, i);
+            if (token.sha256() == null || !SHA256_HEX.matcher(token.sha256()).matches()) {
+                throw invalid(path + ".sha256", "must be 64 hexadecimal characters (the SHA-256 of the token)",
+                        token.sha256() == null ? "absent" : "a value of " + token.sha256().length()
+                                + " characters" + (token.sha256().length() == 64 ? " that is not hexadecimal" : ""));
+            }
+            requireRoles(path + ".roles", token.roles());
+        }
+    }
+
+    public static SecurityProperties defaults() {
+        return new SecurityProperties(null, null);
+    }
+
+    private static void requireName(String path, String name, Map<String, Integer> seen, int index) {
+        if (name == null || name.isBlank()) {
+            throw invalid(path, "must not be blank", quoted(name));
+        }
+        Integer earlier = seen.putIfAbsent(name, index);
+        if (earlier != null) {
+            throw invalid(path, "must be unique, same as [" + earlier + "]", quoted(name));
+        }
+    }
+
+    private static void requireRoles(String path, List<String> roles) {
+        if (roles.isEmpty()) {
+            throw invalid(path, "must name at least one of " + ROLE_LIST, "empty");
+        }
+        for (int i = 0; i < roles.size(); i++) {
+            if (!ROLES.contains(roles.get(i))) {
+                throw invalid(path + "[" + i + "]", "must be one of " + ROLE_LIST, quoted(roles.get(i)));
+            }
+        }
+    }
+
+    /** The roles a user or token can hold. */
+    public static final Set<String> ROLES = Set.of("PRODUCER", "OPERATOR");
+
+    static final String ROLE_LIST = "PRODUCER, OPERATOR";
+    private static final Pattern SPRING_SECURITY_PASSWORD = Pattern.compile("\\{[^{}\\s]+}\\S.*", Pattern.DOTALL);
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
+
+    /**
+     * An HTTP Basic user; validated by {@link Security}, which knows its index. The password is masked in
+     * {@link #toString()}.
+     *
+     * @param name the user name
+     * @param password the password in Spring Security's {@code {id}} form, e.g. {@code {bcrypt}$2a$10$...}
+     * @param roles {@code PRODUCER} and/or {@code OPERATOR} (any case; stored upper-case)
+     */
+    public record User(String name, String password, List<String> roles) {
+
+        public User {
+            roles = upperCase(roles);
+        }
+
+        @Override
+        public String toString() {
+            return "User[name=" + name + ", password=" + MASK + ", roles=" + roles + "]";
+        }
+    }
+
+    /**
+     * A Bearer API token, stored as the SHA-256 of the token, so the token itself never sits in configuration;
+     * validated by {@link Security}. The hash is masked in {@link #toString()}.
+     *
+     * @param name who holds the token (shown in audit entries)
+     * @param sha256 the hex SHA-256 of the token
+     * @param roles {@code PRODUCER} and/or {@code OPERATOR} (any case; stored upper-case)
+     */
+    public record Token(String name, String sha256, List<String> roles) {
+
+        public Token {
+            roles = upperCase(roles);
+        }
+
+        @Override
+        public String toString() {
+            return "Token[name=" + name + ", sha256=" + MASK + ", roles=" + roles + "]";
+        }
+    }
+}

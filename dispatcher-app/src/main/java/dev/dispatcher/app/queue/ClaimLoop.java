@@ -1,0 +1,332 @@
+package dev.dispatcher.app.queue;
+
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.store.Claimed;
+import dev.dispatcher.app.store.DatabaseFailures;
+import dev.dispatcher.app.store.LeasedQueue;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The leased-queue kernel: claims batches from a {@link LeasedQueue}, hands each to a {@link BatchStrategy}, renews
+ * the leases of unfinished messages, writes the batch's classified transitions in one statement, counts outcomes,
+ * and drains on {@link #stop()}. The outbox relay and every inbox consumer run one.
+ *
+ * <p><b>Gating.</b> Every turn of the loop either claims or waits, on the loop's own scheduler, for something that
+ * will really change, so no turn can repeat synchronously (least of all on the R2DBC event loop that delivered a
+ * notification):
+ * <ul>
+ *   <li>{@code maxInFlightBatches} unfinished batches: wait for one to finish (or the poll interval);</li>
+ *   <li>paused: wait for the pause switch to change (or the poll interval); wake-ups are ignored meanwhile;</li>
+ *   <li>destination unavailable (the relay's open breaker): wait a poll interval, then probe; claim nothing;</li>
+ *   <li>the last claim came back full: claim at once;</li>
+ *   <li>it found some rows: claim again once {@code claimLinger} has passed since it started (more may be
+ *       committing: writers that commit while another notifies skip their own notification);</li>
+ *   <li>it found none: wait for a wake-up after the generation recorded when it started, or the poll interval, then
+ *       the linger.</li>
+ * </ul>
+ * A finished batch frees capacity and wakes the loop only when rows may be waiting for it: rows it gave back, or
+ * (when the strategy {@linkplain BatchStrategy#holdsBackWork() holds back work}) a full batch or one during which
+ * new work was signalled.
+ *
+ * <p><b>Writing.</b> The loop decides each {@link Attempt.Dispatched} with the domain's {@code DispatchDecision}
+ * and writes the batch's transitions in one statement, retried with backoff while {@link DatabaseFailures} calls
+ * the error retryable (safe: a lost commit acknowledgement is recognised as our own write). A write that still
+ * fails is counted as {@code persist_rejected}; the leases run out and the rows are claimed again. Every outcome is
+ * counted; non-applied ones are warned about and never counted as success.
+ *
+ * <p>Thread-safety: {@link #wake()}, {@link #pauseChanged()} and {@link #stop()} may be called from any thread.
+ * Claim-loop state is owned by the loop (one turn at a time); shared counters are atomics.
+ *
+ * @param <M> the claimed row type
+ */
+public final class ClaimLoop<M extends Claimed> {
+
+    private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
+
+    private final String name;
+    private final LeasedQueue<M> queue;
+    private final BatchStrategy<M> strategy;
+    private final LoopSettings settings;
+    private final DispatcherMetrics metrics;
+    private final BooleanSupplier paused;
+    private final Scheduler scheduler;
+    private final TransitionWriter writer;
+
+    /** "There may be new work": notifications, intake, reconnects, finished batches that left claimable rows. */
+    private final WakeSignal wakeups = new WakeSignal();
+    /** "A batch finished": wakes a loop that waits for capacity. */
+    private final WakeSignal capacity = new WakeSignal();
+    /** "The pause switch changed": wakes a paused loop. */
+    private final WakeSignal pauseChanges = new WakeSignal();
+    /** Wake-ups from outside, so a finished batch can tell whether work arrived while it ran. */
+    private final AtomicLong externalWakeups = new AtomicLong();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    /** Completes when {@link #stop()} is called; a fresh one per run. */
+    private volatile Sinks.Empty<Void> stopped = Sinks.empty();
+    /** Claimed batches not yet finished; incremented by the loop, decremented when a batch finishes. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong turns = new AtomicLong();
+    private final AtomicLong claims = new AtomicLong();
+    /** Completes when a run's loop has ended (drained or cancelled); a fresh one per run. */
+    private volatile Sinks.Empty<Void> finished = Sinks.empty();
+    /** Owned by the loop. */
+    private volatile long seenGeneration = -1;
+    /** Owned by the loop: rows the last claim returned (full: claim again; some: after the linger; none: wait). */
+    private volatile int lastClaimSize;
+    private volatile long lastClaimStartNanos;
+    private volatile Disposable running;
+
+    /**
+     * @param name what logs call this loop ({@code relay}, {@code inbox orders})
+     * @param queue the port
+     * @param strategy what to do with a batch
+     * @param settings the knobs
+     * @param metrics counters and warnings
+     * @param paused the pause switch (the relay's cluster-wide switch; never for the inbox)
+     * @param scheduler where the loop turns and times its waits; a single-thread scheduler of its own in the
+     *     service, virtual time in tests
+     */
+    public ClaimLoop(String name, LeasedQueue<M> queue, BatchStrategy<M> strategy, LoopSettings settings,
+            DispatcherMetrics metrics, BooleanSupplier paused, Scheduler scheduler) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.queue = Objects.requireNonNull(queue, "queue");
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.paused = Objects.requireNonNull(paused, "paused");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.writer = new TransitionWriter(queue, settings, metrics, scheduler);
+        this.lastClaimStartNanos = scheduler.now(TimeUnit.NANOSECONDS) - settings.claimLinger().toNanos();
+    }
+
+    /**
+     * Starts claiming. Idempotent while running; after {@link #stop()} completed it starts a new run (Spring stops
+     * and restarts lifecycle beans, for one when it pauses a cached test context).
+     */
+    public synchronized void start() {
+        if (running != null && !stopping.get()) {
+            return;
+        }
+        if (running != null) {
+            stopping.set(false);
+            stopped = Sinks.empty();
+            finished = Sinks.empty();
+            lastClaimSize = 0;
+            seenGeneration = -1; // work may have arrived while stopped: the new run claims at once, as the first did
+        }
+        Sinks.Empty<Void> runFinished = finished;
+        running = Mono.defer(this::turn)
+                // every turn ends on the loop's scheduler, so the repeat never runs on the thread that completed a
+                // wait or a claim (an R2DBC event loop, a Kafka thread)
+                .publishOn(scheduler)
+                .repeat(() -> !stopping.get())
+                .flatMap(this::process, Integer.MAX_VALUE) // the bound is the exact in-flight counter of turn()
+                .subscribeOn(scheduler)
+                .doFinally(signal -> runFinished.tryEmitEmpty())
+                .subscribe(null, e -> log.error("{} {} stopped on an unexpected error", name, settings.workerId(), e));
+        log.info("{} {} started: batch-size={} max-in-flight-batches={} lease={} poll-interval={} claim-linger={}",
+                name, settings.workerId(), settings.batchSize(), settings.maxInFlightBatches(),
+                settings.leaseDuration(), settings.pollInterval(), settings.claimLinger());
+    }
+
+    /** Signals possible new work (a notification, stored records, a reconnect). Cheap; callable from any thread. */
+    public void wake() {
+        externalWakeups.incrementAndGet();
+        wakeups.wake();
+    }
+
+    /** Signals that the pause switch may have changed, so a paused loop looks again at once. */
+    public void pauseChanged() {
+        pauseChanges.wake();
+    }
+
+    /**
+     * Stops claiming and drains: in-flight batches finish and write their transitions (the strategy starts nothing
+     * new). Completes when drained or after the drain timeout (then in-flight work is cancelled and its leases run
+     * out).
+     */
+    public Mono<Void> stop() {
+        return Mono.defer(() -> {
+            if (running == null) {
+                return Mono.empty();
+            }
+            stopping.set(true);
+            stopped.tryEmitEmpty();
+            return finished.asMono()
+                    .timeout(settings.drainTimeout(), scheduler)
+                    .onErrorResume(e -> {
+                        log.warn("{} {} did not drain within {}; cancelling", name, settings.workerId(),
+                                settings.drainTimeout());
+                        running.dispose();
+                        return Mono.empty();
+                    })
+                    .doOnSuccess(v -> log.info("{} {} stopped", name, settings.workerId()));
+        });
+    }
+
+    /** Whether the loop has been asked to stop. */
+    public boolean isStopping() {
+        return stopping.get();
+    }
+
+    /** Claimed batches not yet finished. */
+    public int inFlightBatches() {
+        return inFlight.get();
+    }
+
+    /** Turns of the loop so far (each claimed or waited once); for tests of the gating. */
+    long turns() {
+        return turns.get();
+    }
+
+    /** Claims started so far. */
+    public long claims() {
+        return claims.get();
+    }
+
+    public LoopSettings settings() {
+        return settings;
+    }
+
+    // ---------------------------------------------------------------- gating
+
+    /** A claimed batch, with the external wake-up count when its claim started and whether it came back full. */
+    private record ClaimedBatch<M>(List<M> messages, long wakeupsAtClaim, boolean full) {
+    }
+
+    /** One turn: claims (emits a non-empty batch or nothing) or waits for a real change (emits nothing). */
+    private Mono<ClaimedBatch<M>> turn() {
+        turns.incrementAndGet();
+        if (stopping.get()) {
+            return Mono.empty();
+        }
+        long capacitySeen = capacity.generation();
+        if (inFlight.get() >= settings.maxInFlightBatches()) {
+            // A finishing batch wakes us; the generation read before the check means that wake-up cannot be missed.
+            return waitFor(capacity.awaitAfter(capacitySeen, settings.pollInterval(), scheduler));
+        }
+        long pauseSeen = pauseChanges.generation();
+        if (paused.getAsBoolean()) {
+            // Wake-ups say nothing while paused (the claim that would record them never runs): only a change of the
+            // switch, or the poll that re-reads it, is worth a turn.
+            return waitFor(pauseChanges.awaitAfter(pauseSeen, settings.pollInterval(), scheduler));
+        }
+        if (!strategy.available()) {
+            return waitFor(Mono.delay(settings.pollInterval(), scheduler).then())
+                    .then(Mono.defer(() -> stopping.get() ? Mono.<Void>empty() : strategy.probe()))
+                    .then(Mono.empty());
+        }
+        if (lastClaimSize >= settings.batchSize()) {
+            return claim();
+        }
+        if (lastClaimSize > 0) {
+            return linger().then(Mono.defer(this::claim));
+        }
+        return waitFor(wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler))
+                .then(Mono.defer(this::linger))
+                .then(Mono.defer(() -> stopping.get() ? Mono.<ClaimedBatch<M>>empty() : claim()));
+    }
+
+    /** {@code wait}, cut short by {@link #stop()}; emits nothing. */
+    private <T> Mono<T> waitFor(Mono<Void> wait) {
+        return Mono.firstWithSignal(wait, stopped.asMono()).then(Mono.empty());
+    }
+
+    /** Waits out the rest of {@code claimLinger} since the previous claim started. */
+    private Mono<Void> linger() {
+        long remaining = settings.claimLinger().toNanos()
+                - (scheduler.now(TimeUnit.NANOSECONDS) - lastClaimStartNanos);
+        return remaining > 0 ? waitFor(Mono.delay(Duration.ofNanos(remaining), scheduler).then()) : Mono.empty();
+    }
+
+    private Mono<ClaimedBatch<M>> claim() {
+        seenGeneration = wakeups.generation();
+        long external = externalWakeups.get();
+        lastClaimStartNanos = scheduler.now(TimeUnit.NANOSECONDS);
+        claims.incrementAndGet();
+        return Mono.defer(() -> queue.claim(settings.workerId(), settings.batchSize(), settings.leaseDuration()))
+                .publishOn(scheduler)
+                .doOnNext(batch -> {
+                    lastClaimSize = batch.size();
+                    metrics.leaseExpirations(queue.queue(), batch.stream().filter(Claimed::leaseExpired).count());
+                })
+                .filter(batch -> !batch.isEmpty())
+                .map(batch -> new ClaimedBatch<>(batch, external, batch.size() >= settings.batchSize()))
+                .doOnNext(batch -> inFlight.incrementAndGet())
+                .onErrorResume(e -> {
+                    log.warn("{} {}: claim failed ({}); retrying after {}", name, settings.workerId(), e.toString(),
+                            settings.pollInterval());
+                    lastClaimSize = 0;
+                    return waitFor(Mono.delay(settings.pollInterval(), scheduler).then());
+                });
+    }
+
+    // ---------------------------------------------------------------- one batch
+
+    private Mono<Void> process(ClaimedBatch<M> claimed) {
+        List<M> messages = claimed.messages();
+        Set<M> open = ConcurrentHashMap.newKeySet();
+        open.addAll(messages);
+        BatchStrategy.Batch<M> batch = new BatchStrategy.Batch<>() {
+            @Override
+            public List<M> messages() {
+                return messages;
+            }
+
+            @Override
+            public boolean stopping() {
+                return stopping.get();
+            }
+
+            @Override
+            public void written(M message) {
+                open.remove(message);
+            }
+        };
+        AtomicBoolean rowsBack = new AtomicBoolean();
+        Mono<List<Attempt<M>>> worked = Mono.defer(() -> strategy.work(batch)).cache();
+        Mono<Void> renewals = Flux.interval(settings.renewEvery(), settings.renewEvery(), scheduler)
+                .onBackpressureDrop()
+                .takeUntilOther(worked)
+                .concatMap(tick -> writer.renew(List.copyOf(open)))
+                .then();
+        return Mono.when(worked, renewals)
+                .then(worked)
+                .flatMap(attempts -> writer.write(attempts, rowsBack))
+                .onErrorResume(e -> {
+                    log.error("{} {}: batch of {} failed unexpectedly; releasing it", name, settings.workerId(),
+                            messages.size(), e);
+                    rowsBack.set(true);
+                    return writer.release(List.copyOf(open));
+                })
+                .doFinally(signal -> {
+                    inFlight.decrementAndGet();
+                    capacity.wake();
+                    if (rowsBack.get() || mayHaveHeldBackRows(claimed)) {
+                        wakeups.wake();
+                    }
+                });
+    }
+
+    /** A leased key's later rows wait for its lease: rows that arrived meanwhile, or rows a full claim left. */
+    private boolean mayHaveHeldBackRows(ClaimedBatch<M> claimed) {
+        return strategy.holdsBackWork()
+                && (claimed.full() || externalWakeups.get() > claimed.wakeupsAtClaim());
+    }
+}

@@ -1,0 +1,45 @@
+package dev.dispatcher.app.queue;
+
+import dev.dispatcher.domain.RetryPolicy;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The knobs every claim loop has, the relay's and each inbox consumer's alike. Values are validated once, by the
+ * configuration layer that names the property; this record only refuses what cannot be a setting at all.
+ *
+ * @param workerId lease owner name, also in logs and metrics warnings
+ * @param batchSize rows per claim
+ * @param maxInFlightBatches claimed batches not yet finished, at most (an exact counter, refilled as soon as a batch
+ *     finishes): leased rows never exceed this x batch size
+ * @param leaseDuration lease length; in-flight leases are renewed every third of it
+ * @param pollInterval fallback wake-up when no notification arrives, the pause switch's re-check and the probe
+ *     interval while the destination is unavailable
+ * @param claimLinger least time between the starts of two claims unless the earlier came back full
+ * @param retryPolicy backoff and attempt limit for failed attempts
+ * @param drainTimeout how long {@link ClaimLoop#stop()} waits for in-flight batches
+ */
+public record LoopSettings(
+        String workerId,
+        int batchSize,
+        int maxInFlightBatches,
+        Duration leaseDuration,
+        Duration pollInterval,
+        Duration claimLinger,
+        RetryPolicy retryPolicy,
+        Duration drainTimeout) {
+
+    public LoopSettings {
+        Objects.requireNonNull(workerId, "workerId");
+        Objects.requireNonNull(leaseDuration, "leaseDuration");
+        Objects.requireNonNull(pollInterval, "pollInterval");
+        Objects.requireNonNull(claimLinger, "claimLinger");
+        Objects.requireNonNull(retryPolicy, "retryPolicy");
+        Objects.requireNonNull(drainTimeout, "drainTimeout");
+    }
+
+    /** How often in-flight leases are renewed. */
+    public Duration renewEvery() {
+        return leaseDuration.dividedBy(3);
+    }
+}

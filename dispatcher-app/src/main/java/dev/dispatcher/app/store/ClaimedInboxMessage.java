@@ -1,0 +1,37 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.LeasedMessage;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An inbox row as a claim returned it: the lease snapshot plus the stored record.
+ *
+ * @param leased the worker's lease snapshot
+ * @param consumer the consumer that took the record in
+ * @param topic source topic
+ * @param partition source partition
+ * @param offset source offset
+ * @param eventType the {@code event-type} header, may be null
+ * @param headers the record's headers
+ * @param payload record value
+ * @param receivedAt database time the record was stored
+ * @param leaseExpired whether this claim took over a lease that had run out
+ */
+public record ClaimedInboxMessage(LeasedMessage leased, String consumer, String topic, int partition, long offset,
+        String eventType, Map<String, String> headers, byte[] payload, Instant receivedAt, boolean leaseExpired)
+        implements Claimed {
+
+    public ClaimedInboxMessage {
+        Objects.requireNonNull(leased, "leased");
+        Objects.requireNonNull(consumer, "consumer");
+        Objects.requireNonNull(payload, "payload");
+        headers = Map.copyOf(headers);
+    }
+
+    /** The record key, or null. */
+    public String key() {
+        return leased.key();
+    }
+}

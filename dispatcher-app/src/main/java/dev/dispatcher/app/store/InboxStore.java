@@ -1,0 +1,56 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.MessageId;
+import dev.dispatcher.domain.TransitionResult;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import reactor.core.publisher.Mono;
+
+/**
+ * Persistence of {@code inbox_message}: intake of received records, and each consumer's rows as a
+ * {@link LeasedQueue}.
+ *
+ * <p>All methods are lazy; each runs one statement on a pooled connection in autocommit, except
+ * {@link Consumer#deliverWithin}, which runs a handler's transaction. Errors are the driver's, signalled, never
+ * thrown.
+ */
+public interface InboxStore {
+
+    /**
+     * Stores {@code records} for {@code consumer} in one statement, skipping ids already stored. Emits the ids this
+     * call inserted; every other input record is a duplicate.
+     */
+    Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records);
+
+    /** Whether {@code consumer} has at least {@code bound} live rows. */
+    Mono<Boolean> backlogAtLeast(String consumer, long bound);
+
+    /** The rows of {@code consumer}, as the claim loop's port. */
+    Consumer consumer(String consumer);
+
+    /** One consumer's rows. */
+    interface Consumer extends LeasedQueue<ClaimedInboxMessage> {
+
+        /** The consumer name, part of the inbox key. */
+        String name();
+
+        /**
+         * Runs {@code work} and then {@code deliver} in one READ COMMITTED transaction on one connection, and commits
+         * only if the delivery is {@code Applied}; any other outcome rolls {@code work}'s writes back, so a worker
+         * that lost its lease never commits its effect. An error of {@code work} (or of the statement) rolls back
+         * and is signalled as it is. READ COMMITTED, because under REPEATABLE READ PostgreSQL raises 40001 where the
+         * classified transition re-checks the row.
+         *
+         * @param work the handler's local effect on the transaction's connection; must not commit, roll back or close
+         */
+        Mono<TransitionResult> deliverWithin(TransitionRequest deliver, Function<Connection, Mono<Void>> work);
+    }
+
+    /** A store on {@code connections} (a pooled factory whose connections use Dispatcher's schema). */
+    static InboxStore r2dbc(ConnectionFactory connections) {
+        return new R2dbcInboxStore(connections);
+    }
+}

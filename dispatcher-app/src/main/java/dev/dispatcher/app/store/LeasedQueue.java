@@ -1,0 +1,44 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.TransitionResult;
+import java.time.Duration;
+import java.util.List;
+import reactor.core.publisher.Mono;
+
+/**
+ * The port of the leased-queue kernel: one leased table (the outbox, or one inbox consumer's rows), as the claim
+ * loop sees it. Implemented for both tables by this package; the statements are {@code dev.dispatcher.sql}'s.
+ *
+ * <p>All methods are lazy and each runs one statement on a pooled connection in autocommit: no transaction stays
+ * open while a worker publishes or calls a handler. Errors are the driver's, signalled, never thrown; classify
+ * them with {@link DatabaseFailures}.
+ *
+ * @param <M> the claimed row type
+ */
+public interface LeasedQueue<M extends Claimed> {
+
+    /** Which queue this is (metrics, the success status). */
+    Queue queue();
+
+    /**
+     * Claims up to {@code limit} claimable rows for {@code owner} in one statement ({@code FOR UPDATE SKIP LOCKED}):
+     * each gets a fresh lease token, a lease of {@code lease} from database time, and one more attempt. An empty
+     * list means nothing is claimable now.
+     */
+    Mono<List<M>> claim(String owner, int limit, Duration lease);
+
+    /**
+     * Writes a batch of lease transitions in one statement and classifies each into a sealed outcome. Requests for
+     * the same id are de-duplicated (the first wins): one result per distinct id, in first-occurrence order. Safe to
+     * repeat after an ambiguous failure: a lost commit acknowledgement is recognised as our own write.
+     */
+    Mono<List<TransitionResult>> transition(List<TransitionRequest> requests);
+
+    /** Live rows and the age of the oldest. */
+    Mono<Backlog> backlog();
+
+    /** Deletes up to {@code limit} rows in terminal {@code status} that finished more than {@code age} ago. */
+    Mono<Long> purgeFinished(MessageStatus status, Duration age, int limit);
+}

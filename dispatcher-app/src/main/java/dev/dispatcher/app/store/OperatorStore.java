@@ -1,0 +1,132 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.StatusTransition;
+import dev.dispatcher.sql.AuditSql;
+import dev.dispatcher.sql.OutboxSql;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Operator reads and mutations of the outbox. Every mutation runs in one transaction with its {@code dispatch_audit}
+ * row, so it is applied and audited together or not at all.
+ *
+ * <p>Single-message mutations are optimistic on {@code version}: the row is locked and read, the caller's version
+ * and the domain's {@link StatusTransition} rules are checked, and the {@code UPDATE} is guarded by the version
+ * again. The result is a sealed {@link OperatorMutation} (the API maps each to a response or a problem); a lost race
+ * is a {@link OperatorMutation.ConcurrencyConflict}, never retried here.
+ */
+public final class OperatorStore {
+
+    private final ConnectionFactory connections;
+    private final OutboxStore outbox;
+
+    private OperatorStore(ConnectionFactory connections, OutboxStore outbox) {
+        this.connections = connections;
+        this.outbox = outbox;
+    }
+
+    public static OperatorStore r2dbc(ConnectionFactory connections, OutboxStore outbox) {
+        return new OperatorStore(connections, outbox);
+    }
+
+    /** A page of rows and the seq to continue after, when there may be more. */
+    public record Page(List<OutboxEntry> items, Long nextAfterSeq) {
+    }
+
+    /** Backlog figures, dead letters and the pause switch. */
+    public record Stats(Backlog backlog, long deadLettered, boolean relayPaused) {
+    }
+
+    /** The row, or nothing. */
+    public Mono<OutboxEntry> find(UUID id) {
+        return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(OutboxSql.FIND).bind("$1", id)
+                        .execute()).flatMap(r -> r.map(OutboxEntry::of)))
+                .next();
+    }
+
+    /** Rows after seq {@code afterSeq} in seq order, optionally of one status, topic and key. */
+    public Mono<Page> list(MessageStatus status, String topic, String key, long afterSeq, int limit) {
+        String sql = OutboxSql.list(status == null ? null : status.name(), topic != null, key != null);
+        return Connections.autoCommit(connections, c -> {
+                    Statement s = c.createStatement(sql).bind("$1", afterSeq).bind("$2", limit + 1);
+                    if (topic != null) {
+                        s.bind("$3", topic);
+                    }
+                    if (key != null) {
+                        s.bind(topic != null ? "$4" : "$3", key);
+                    }
+                    return Flux.from(s.execute()).flatMap(r -> r.map(OutboxEntry::of));
+                })
+                .collectList()
+                .map(rows -> rows.size() > limit
+                        ? new Page(rows.subList(0, limit), rows.get(limit - 1).seq())
+                        : new Page(rows, null));
+    }
+
+    /** Replays a finished message: back to PENDING, attempts 0, visible now. */
+    public Mono<OperatorMutation> replay(UUID id, long expectedVersion, String actor) {
+        return mutate(id, expectedVersion, actor, MessageStatus.PENDING, AuditSql.Action.REPLAY,
+                c -> c.createStatement(OutboxSql.REPLAY).bind("$1", id).bind("$2", expectedVersion), Map.of());
+    }
+
+    /** Dead-letters a live message by hand; a relay holding its lease loses it. */
+    public Mono<OperatorMutation> deadLetter(UUID id, long expectedVersion, String actor, String reason) {
+        return mutate(id, expectedVersion, actor, MessageStatus.DEAD_LETTERED, AuditSql.Action.DEAD_LETTER,
+                c -> c.createStatement(OutboxSql.MANUAL_DEAD_LETTER).bind("$1", id).bind("$2", expectedVersion)
+                        .bind("$3", reason), Map.of("reason", reason));
+    }
+
+    private Mono<OperatorMutation> mutate(UUID id, long expectedVersion, String actor, MessageStatus target,
+            AuditSql.Action action, Function<Connection, Statement> update, Map<String, Object> detail) {
+        return Connections.inTransaction(connections, tx -> Flux.from(tx.createStatement(OutboxSql.FIND_FOR_UPDATE)
+                        .bind("$1", id).execute())
+                .flatMap(r -> r.map(OutboxEntry::of))
+                .next()
+                .flatMap(before -> {
+                    if (before.version() != expectedVersion) {
+                        return Mono.just(new OperatorMutation.VersionMismatch(before, expectedVersion));
+                    }
+                    if (StatusTransition.find(before.status(), target, StatusTransition.Actor.OPERATOR).isEmpty()) {
+                        return Mono.just(new OperatorMutation.IllegalMove(before, target));
+                    }
+                    return Flux.from(update.apply(tx).execute())
+                            .flatMap(r -> r.map(OutboxEntry::of))
+                            .next()
+                            .flatMap(after -> Audit.insert(tx, actor, action, id.toString(), detail,
+                                            before.auditState(), after.auditState())
+                                    .thenReturn((OperatorMutation) new OperatorMutation.Done(after)))
+                            .defaultIfEmpty(new OperatorMutation.ConcurrencyConflict(before));
+                })
+                .defaultIfEmpty(new OperatorMutation.NotFound()));
+    }
+
+    /** Replays up to {@code limit} dead letters matching the filter; returns their ids in seq order. */
+    public Mono<List<UUID>> replayDeadLetters(String topic, String key, String errorContains, int limit,
+            String actor) {
+        return Connections.inTransaction(connections, tx -> {
+            Statement s = tx.createStatement(OutboxSql.REPLAY_DEAD_LETTERS);
+            Binds.nullable(s, "$1", topic);
+            Binds.nullable(s, "$2", key);
+            Binds.nullable(s, "$3", errorContains);
+            s.bind("$4", limit).bind("$5", actor);
+            return Flux.from(s.execute()).flatMap(r -> r.map(row -> row.get("id", UUID.class))).collectList();
+        });
+    }
+
+    /** Backlog, dead letters, and the pause switch as stored. */
+    public Mono<Stats> stats(Mono<Boolean> relayPaused) {
+        Mono<Long> dead = Connections.autoCommit(connections, c -> Flux.from(c.createStatement(
+                        OutboxSql.COUNT_DEAD_LETTERED).execute())
+                        .flatMap(r -> r.map(row -> row.get("dead_lettered", Long.class))))
+                .next();
+        return Mono.zip(outbox.backlog(), dead, relayPaused).map(t -> new Stats(t.getT1(), t.getT2(), t.getT3()));
+    }
+}

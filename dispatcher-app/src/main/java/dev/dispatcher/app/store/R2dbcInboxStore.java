@@ -1,0 +1,208 @@
+package dev.dispatcher.app.store;
+
+import dev.dispatcher.domain.Lease;
+import dev.dispatcher.domain.LeasedMessage;
+import dev.dispatcher.domain.MessageId;
+import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.TransitionResult;
+import dev.dispatcher.sql.InboxSql;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Result;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** {@link InboxStore} on R2DBC and PostgreSQL. Stateless and thread-safe. */
+final class R2dbcInboxStore implements InboxStore {
+
+    /**
+     * Opens a handler's transaction, READ COMMITTED, and lets PostgreSQL cache plans within it (its default,
+     * {@code auto}): the service's connections force custom plans, which the array statements need, but a handler's
+     * transaction runs only one-row statements (the handler's own and {@code InboxSql.TRANSITION_ONE}), whose
+     * planning would otherwise cost more than their execution on every message. One simple-query round trip, like
+     * a plain {@code BEGIN}; the driver follows the transaction state from the server's replies.
+     */
+    static final String BEGIN_HANDLER_TRANSACTION =
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = auto";
+
+    private final ConnectionFactory connections;
+
+    R2dbcInboxStore(ConnectionFactory connections) {
+        this.connections = Objects.requireNonNull(connections, "connections");
+    }
+
+    @Override
+    public Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records) {
+        if (records.isEmpty()) {
+            return Mono.just(Set.of());
+        }
+        return Mono.defer(() -> {
+            int n = records.size();
+            String[] ids = new String[n];
+            String[] topics = new String[n];
+            Integer[] partitions = new Integer[n];
+            Long[] offsets = new Long[n];
+            String[] keys = new String[n];
+            String[] types = new String[n];
+            String[] headers = new String[n];
+            String[] payloads = new String[n];
+            Base64.Encoder base64 = Base64.getEncoder();
+            for (int i = 0; i < n; i++) {
+                InboxRecord r = records.get(i);
+                ids[i] = r.id().value();
+                topics[i] = r.topic();
+                partitions[i] = r.partition();
+                offsets[i] = r.offset();
+                keys[i] = r.key();
+                types[i] = r.eventType();
+                headers[i] = StoredHeaders.format(r.headers());
+                payloads[i] = base64.encodeToString(r.payload());
+            }
+            return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.INSERT)
+                            .bind("$1", consumer).bind("$2", ids).bind("$3", topics).bind("$4", partitions)
+                            .bind("$5", offsets).bind("$6", keys).bind("$7", types).bind("$8", headers)
+                            .bind("$9", payloads)
+                            .execute())
+                    .flatMap(r -> r.map(row -> MessageId.of(row.get("message_id", String.class)))))
+                    .collect(HashSet<MessageId>::new, Set::add)
+                    .map(Set::copyOf);
+        });
+    }
+
+    @Override
+    public Mono<Boolean> backlogAtLeast(String consumer, long bound) {
+        return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.BACKLOG_AT_LEAST)
+                        .bind("$1", consumer).bind("$2", bound)
+                        .execute())
+                .flatMap(r -> r.map(row -> Boolean.TRUE.equals(row.get("over", Boolean.class)))))
+                .next()
+                .defaultIfEmpty(false);
+    }
+
+    @Override
+    public Consumer consumer(String consumer) {
+        return new ConsumerRows(Objects.requireNonNull(consumer, "consumer"));
+    }
+
+    @Override
+    public String toString() {
+        return "R2dbcInboxStore";
+    }
+
+    /** One consumer's rows; every statement is scoped by {@code consumer_name}. */
+    private final class ConsumerRows implements Consumer {
+
+        private final String consumer;
+
+        ConsumerRows(String consumer) {
+            this.consumer = consumer;
+        }
+
+        @Override
+        public String name() {
+            return consumer;
+        }
+
+        @Override
+        public Queue queue() {
+            return Queue.INBOX;
+        }
+
+        @Override
+        public Mono<List<ClaimedInboxMessage>> claim(String owner, int limit, Duration lease) {
+            return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.CLAIM)
+                            .bind("$1", consumer).bind("$2", owner).bind("$3", lease.toMillis()).bind("$4", limit)
+                            .execute())
+                    .flatMap(r -> r.map(R2dbcInboxStore::claimed)))
+                    .collectList();
+        }
+
+        @Override
+        public Mono<List<TransitionResult>> transition(List<TransitionRequest> requests) {
+            if (requests.isEmpty()) {
+                return Mono.just(List.of());
+            }
+            return Connections.autoCommit(connections, c -> execute(c, requests)).collectList();
+        }
+
+        @Override
+        public Mono<TransitionResult> deliverWithin(TransitionRequest deliver,
+                Function<Connection, Mono<Void>> work) {
+            return Mono.usingWhen(connections.create(),
+                    c -> Flux.from(c.createStatement(BEGIN_HANDLER_TRANSACTION).execute())
+                            .flatMap(Result::getRowsUpdated)
+                            .then(Mono.defer(() -> work.apply(c)))
+                            .then(Mono.defer(() -> execute(c, List.of(deliver)).single()))
+                            .flatMap(result -> (result.isApplied()
+                                    ? Mono.from(c.commitTransaction())
+                                    : Connections.rollback(c))
+                                    .thenReturn(result))
+                            .onErrorResume(e -> Connections.rollback(c).then(Mono.error(e))),
+                    Connection::close,
+                    (c, e) -> c.close(),
+                    // cancelled (drain timeout): the pool must not get a connection back mid-transaction
+                    c -> Connections.rollback(c).then(Mono.from(c.close())));
+        }
+
+        private Flux<TransitionResult> execute(Connection c, List<TransitionRequest> requests) {
+            return Flux.defer(() -> {
+                TransitionBatch batch = new TransitionBatch(Queue.INBOX, requests);
+                return Flux.from(batch.statement(c, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE, false, consumer)
+                                .execute())
+                        .flatMap(r -> r.map(batch::classify));
+            });
+        }
+
+        @Override
+        public Mono<Backlog> backlog() {
+            return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.BACKLOG)
+                                    .bind("$1", consumer).execute())
+                            .flatMap(r -> r.map(Backlog::of)))
+                    .next()
+                    .defaultIfEmpty(Backlog.EMPTY);
+        }
+
+        @Override
+        public Mono<Long> purgeFinished(MessageStatus status, Duration age, int limit) {
+            if (!status.isTerminal()) {
+                return Mono.error(new IllegalArgumentException("only finished rows are purged, not " + status));
+            }
+            return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.DELETE_FINISHED)
+                            .bind("$1", consumer).bind("$2", status.name()).bind("$3", age.toMillis())
+                            .bind("$4", limit)
+                            .execute())
+                    .flatMap(r -> Mono.from(r.getRowsUpdated())))
+                    .reduce(0L, Long::sum);
+        }
+
+        @Override
+        public String toString() {
+            return "inbox consumer " + consumer;
+        }
+    }
+
+    private static ClaimedInboxMessage claimed(Readable row) {
+        MessageId id = MessageId.of(row.get("message_id", String.class));
+        Lease lease = new Lease(row.get("lease_owner", String.class), row.get("lease_token", UUID.class),
+                row.get("lease_until", Instant.class));
+        LeasedMessage leased = new LeasedMessage(id, lease, row.get("version", Long.class),
+                row.get("attempts", Integer.class), MessageStatus.parse(row.get("status", String.class)),
+                row.get("message_key", String.class), row.get("seq", Long.class));
+        return new ClaimedInboxMessage(leased, row.get("consumer_name", String.class),
+                row.get("source_topic", String.class), row.get("source_partition", Integer.class),
+                row.get("source_offset", Long.class), row.get("event_type", String.class),
+                StoredHeaders.parse(row.get("headers", String.class)), row.get("payload", byte[].class),
+                row.get("created_at", Instant.class), Boolean.TRUE.equals(row.get("lease_expired", Boolean.class)));
+    }
+}

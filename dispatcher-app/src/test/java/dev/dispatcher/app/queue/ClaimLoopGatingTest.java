@@ -1,0 +1,332 @@
+package dev.dispatcher.app.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.store.Backlog;
+import dev.dispatcher.app.store.Claimed;
+import dev.dispatcher.app.store.LeasedQueue;
+import dev.dispatcher.app.store.TransitionRequest;
+import dev.dispatcher.domain.DispatchResult;
+import dev.dispatcher.domain.Jitter;
+import dev.dispatcher.domain.Lease;
+import dev.dispatcher.domain.LeasedMessage;
+import dev.dispatcher.domain.MessageId;
+import dev.dispatcher.domain.MessageState;
+import dev.dispatcher.domain.MessageStatus;
+import dev.dispatcher.domain.Queue;
+import dev.dispatcher.domain.RetryPolicy;
+import dev.dispatcher.domain.Transition;
+import dev.dispatcher.domain.TransitionOutcome;
+import dev.dispatcher.domain.TransitionResult;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * The claim loop's gating in virtual time, against a port that answers at once: every turn claims or waits for a
+ * real change, so no stream of wake-ups can make it spin, and each gate (pause, capacity, linger, breaker, full and
+ * empty claims) holds exactly. The port's database behaviour is the contract suite's business, not this test's.
+ */
+class ClaimLoopGatingTest {
+
+    private static final Duration POLL = Duration.ofSeconds(1);
+    private static final Duration LINGER = Duration.ofMillis(5);
+    private static final int BATCH = 10;
+    private static final int IN_FLIGHT = 2;
+
+    private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    private final FakeQueue queue = new FakeQueue();
+    private final FakeStrategy strategy = new FakeStrategy();
+    private final AtomicBoolean paused = new AtomicBoolean();
+    private ClaimLoop<Row> loop;
+
+    @AfterEach
+    void stop() {
+        if (loop != null) {
+            queue.rowsPerClaim = () -> 0; // a fake with endless full batches that finish at once never lets time pass
+            strategy.finishAll();
+            loop.stop().subscribe();
+            time.advanceTimeBy(Duration.ofMinutes(1));
+        }
+        time.dispose();
+    }
+
+    private ClaimLoop<Row> start() {
+        LoopSettings settings = new LoopSettings("gating", BATCH, IN_FLIGHT, Duration.ofSeconds(30), POLL, LINGER,
+                RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, Jitter.NONE, 5,
+                        new SplittableRandom(1)), Duration.ofSeconds(10));
+        loop = new ClaimLoop<>("gating", queue, strategy, settings, new DispatcherMetrics(new SimpleMeterRegistry()),
+                paused::get, time);
+        loop.start();
+        time.advanceTime();
+        return loop;
+    }
+
+    @Test
+    void pausedLoopClaimsNothingAndTurnsOncePerPollWhateverTheWakeUps() {
+        paused.set(true);
+        queue.rowsPerClaim = () -> BATCH;
+        start();
+
+        for (int ms = 0; ms < 10_000; ms++) {
+            loop.wake();
+            loop.wake();
+            time.advanceTimeBy(Duration.ofMillis(1));
+        }
+
+        assertThat(loop.claims()).isZero();
+        assertThat(queue.claims.get()).isZero();
+        // one turn at start, then one per poll interval: 20,000 wake-ups bought no turn at all
+        assertThat(loop.turns()).isBetween(10L, 12L);
+    }
+
+    @Test
+    void aChangedPauseSwitchIsSeenAtOnceNotAtThePoll() {
+        paused.set(true);
+        start();
+        time.advanceTimeBy(Duration.ofMillis(300));
+        assertThat(loop.claims()).isZero();
+
+        paused.set(false);
+        loop.pauseChanged();
+        time.advanceTimeBy(LINGER);
+
+        assertThat(loop.claims()).isEqualTo(1);
+    }
+
+    @Test
+    void capacityBoundsClaimedUnfinishedBatchesAndAFinishedOneFreesASlotAtOnce() {
+        queue.rowsPerClaim = () -> BATCH;
+        start();
+        time.advanceTimeBy(Duration.ofSeconds(5));
+
+        assertThat(loop.claims()).isEqualTo(IN_FLIGHT);
+        assertThat(loop.inFlightBatches()).isEqualTo(IN_FLIGHT);
+        long turnsWhileFull = loop.turns();
+        for (int i = 0; i < 1000; i++) {
+            loop.wake();
+        }
+        time.advanceTimeBy(Duration.ofSeconds(5));
+        assertThat(loop.claims()).as("no claim while at capacity").isEqualTo(IN_FLIGHT);
+        assertThat(loop.turns() - turnsWhileFull).as("waiting for capacity polls, wake-ups do not turn it")
+                .isLessThanOrEqualTo(6);
+
+        strategy.finishOldest();
+        time.advanceTime();
+
+        assertThat(loop.claims()).as("a finished batch frees its slot without waiting for the poll")
+                .isEqualTo(IN_FLIGHT + 1);
+        assertThat(queue.delivered()).hasSize(BATCH);
+    }
+
+    @Test
+    void aFullBatchIsFollowedByAnotherClaimAtOnce() {
+        AtomicInteger claim = new AtomicInteger();
+        queue.rowsPerClaim = () -> claim.incrementAndGet() == 1 ? BATCH : 0;
+        strategy.finishImmediately = true;
+        start();
+
+        assertThat(queue.claims.get()).as("no virtual time passed: the full claim was followed at once")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void aPartialBatchIsFollowedByAnotherClaimAfterTheLinger() {
+        queue.rowsPerClaim = () -> 3;
+        strategy.finishImmediately = true;
+        start();
+        assertThat(queue.claims.get()).isEqualTo(1);
+
+        time.advanceTimeBy(LINGER.minusNanos(1));
+        assertThat(queue.claims.get()).isEqualTo(1);
+        time.advanceTimeBy(Duration.ofNanos(1));
+        assertThat(queue.claims.get()).isEqualTo(2);
+    }
+
+    @Test
+    void anEmptyClaimWaitsForAWakeUpOrThePoll() {
+        queue.rowsPerClaim = () -> 0;
+        start();
+        assertThat(queue.claims.get()).isEqualTo(1);
+
+        time.advanceTimeBy(Duration.ofMillis(500));
+        assertThat(queue.claims.get()).as("nothing to wake it").isEqualTo(1);
+
+        loop.wake();
+        time.advanceTimeBy(LINGER);
+        assertThat(queue.claims.get()).as("woken").isEqualTo(2);
+
+        time.advanceTimeBy(POLL);
+        assertThat(queue.claims.get()).as("polled").isEqualTo(3);
+        time.advanceTimeBy(Duration.ofMillis(100));
+        assertThat(queue.claims.get()).isEqualTo(3);
+    }
+
+    @Test
+    void anUnavailableDestinationIsProbedEveryPollAndNothingIsClaimed() {
+        queue.rowsPerClaim = () -> BATCH;
+        strategy.available.set(false);
+        start();
+
+        for (int s = 0; s < 5; s++) {
+            loop.wake();
+            time.advanceTimeBy(POLL);
+        }
+
+        assertThat(queue.claims.get()).isZero();
+        assertThat(strategy.probes.get()).isEqualTo(5);
+
+        strategy.available.set(true);
+        time.advanceTimeBy(POLL.plus(LINGER));
+        assertThat(queue.claims.get()).isPositive();
+    }
+
+    @Test
+    void stopEndsAWaitingLoopAtOnceAndDrainsInFlightBatches() {
+        queue.rowsPerClaim = () -> BATCH;
+        start();
+        assertThat(loop.inFlightBatches()).isEqualTo(IN_FLIGHT);
+        AtomicBoolean stopped = new AtomicBoolean();
+
+        loop.stop().subscribe(null, null, () -> stopped.set(true));
+        time.advanceTime();
+        assertThat(stopped).as("in-flight batches still run").isFalse();
+        strategy.finishAll();
+        time.advanceTime();
+
+        assertThat(stopped).isTrue();
+        assertThat(queue.delivered()).hasSize(IN_FLIGHT * BATCH);
+    }
+
+    @Test
+    void aStoppedLoopStartsAgain() {
+        queue.rowsPerClaim = () -> 0;
+        start();
+        AtomicBoolean stopped = new AtomicBoolean();
+        loop.stop().subscribe(null, null, () -> stopped.set(true));
+        time.advanceTime();
+        assertThat(stopped).isTrue();
+        long claimsWhenStopped = queue.claims.get();
+        time.advanceTimeBy(POLL.multipliedBy(3));
+        assertThat(queue.claims.get()).as("stopped: no claims").isEqualTo(claimsWhenStopped);
+
+        loop.start();
+        time.advanceTime();
+        assertThat(queue.claims.get()).as("the new run claims").isEqualTo(claimsWhenStopped + 1);
+        loop.wake();
+        time.advanceTimeBy(LINGER);
+        assertThat(queue.claims.get()).as("and is woken").isEqualTo(claimsWhenStopped + 2);
+    }
+
+    // ---------------------------------------------------------------- fakes
+
+    record Row(LeasedMessage leased) implements Claimed {
+        @Override
+        public boolean leaseExpired() {
+            return false;
+        }
+    }
+
+    /** Answers claims with {@code rowsPerClaim} fresh rows and every transition with Applied. */
+    static final class FakeQueue implements LeasedQueue<Row> {
+        final AtomicInteger claims = new AtomicInteger();
+        final List<TransitionRequest> written = new CopyOnWriteArrayList<>();
+        volatile IntSupplier rowsPerClaim = () -> 0;
+        private long seq;
+
+        @Override
+        public Queue queue() {
+            return Queue.OUTBOX;
+        }
+
+        List<TransitionRequest> delivered() {
+            return written.stream().filter(r -> r.transition() instanceof Transition.Deliver).toList();
+        }
+
+        @Override
+        public Mono<List<Row>> claim(String owner, int limit, Duration lease) {
+            claims.incrementAndGet();
+            int n = Math.min(limit, rowsPerClaim.getAsInt());
+            List<Row> rows = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                rows.add(new Row(new LeasedMessage(MessageId.of(UUID.randomUUID()),
+                        new Lease(owner, UUID.randomUUID(), Instant.EPOCH.plus(lease)), 0, 1,
+                        MessageStatus.PENDING, null, ++seq)));
+            }
+            return Mono.just(rows);
+        }
+
+        @Override
+        public Mono<List<TransitionResult>> transition(List<TransitionRequest> requests) {
+            written.addAll(requests);
+            return Mono.just(requests.stream().map(r -> new TransitionResult(TransitionOutcome.APPLIED,
+                    new MessageState(r.leased().id(), MessageStatus.DELIVERED, r.leased().lease().token(), null, 1,
+                            1))).toList());
+        }
+
+        @Override
+        public Mono<Backlog> backlog() {
+            return Mono.just(Backlog.EMPTY);
+        }
+
+        @Override
+        public Mono<Long> purgeFinished(MessageStatus status, Duration age, int limit) {
+            return Mono.just(0L);
+        }
+    }
+
+    /** Publishes every row successfully when told to; holds batches open until then. */
+    static final class FakeStrategy implements BatchStrategy<Row> {
+        final AtomicBoolean available = new AtomicBoolean(true);
+        final AtomicInteger probes = new AtomicInteger();
+        final List<Sinks.Empty<Void>> open = new CopyOnWriteArrayList<>();
+        volatile boolean finishImmediately;
+
+        @Override
+        public Mono<List<Attempt<Row>>> work(Batch<Row> batch) {
+            List<Attempt<Row>> attempts = batch.messages().stream()
+                    .<Attempt<Row>>map(m -> new Attempt.Dispatched<>(m, DispatchResult.PUBLISHED)).toList();
+            if (finishImmediately) {
+                return Mono.just(attempts);
+            }
+            Sinks.Empty<Void> done = Sinks.empty();
+            open.add(done);
+            return done.asMono().thenReturn(attempts);
+        }
+
+        @Override
+        public boolean available() {
+            return available.get();
+        }
+
+        @Override
+        public Mono<Void> probe() {
+            return Mono.fromRunnable(probes::incrementAndGet);
+        }
+
+        void finishOldest() {
+            open.remove(0).tryEmitEmpty();
+        }
+
+        void finishAll() {
+            finishImmediately = true;
+            while (!open.isEmpty()) {
+                finishOldest();
+            }
+        }
+    }
+}

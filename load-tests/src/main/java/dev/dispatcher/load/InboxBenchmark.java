@@ -1,0 +1,308 @@
+package dev.dispatcher.load;
+
+import dev.dispatcher.app.config.InboxProperties;
+import dev.dispatcher.app.inbox.HandlerContext;
+import dev.dispatcher.app.inbox.InboxConsumer;
+import dev.dispatcher.app.inbox.InboxHandler;
+import dev.dispatcher.app.inbox.InboxMessage;
+import dev.dispatcher.app.inbox.InboxSettings;
+import dev.dispatcher.app.kafka.RecordReceiver;
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.queue.ThreadLocalRandomSource;
+import dev.dispatcher.app.store.InboxStore;
+import dev.dispatcher.domain.Jitter;
+import dev.dispatcher.domain.RetryPolicy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.r2dbc.pool.ConnectionPool;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+
+/**
+ * The inbox at its receiver's pace ({@code inbox} mode, RESULT {@code inbox-drain}): N records are produced to a
+ * topic, then one inbox consumer with the default settings (or {@code --concurrency}) takes them in and runs its
+ * handler on each, and the run is timed until every record's effect has been seen.
+ * <ul>
+ *   <li>{@code --handler webhook}: the built-in webhook handler POSTs to a local {@link WebhookReceiver} that
+ *       answers after {@code --receiver-delay-ms} (default 2). Its reference ceiling, measured in the same run, is
+ *       the receiver driven directly by an HTTP client at the consumer's concurrency.</li>
+ *   <li>{@code --handler sql}: an in-process handler inserts one row per message in the message's own transaction
+ *       (with the completion, one durable commit per message). Its reference ceiling is PostgreSQL's own: one-row
+ *       durable INSERT transactions at the same concurrency, from JDBC.</li>
+ * </ul>
+ * Effects are counted where they happen (at the receiver by {@code Idempotency-Key}, or as rows of the effect
+ * table): {@code lost} are ids without an effect, {@code duplicates} ids with more than one.
+ */
+final class InboxBenchmark {
+
+    private static final int PARTITIONS = 6;
+
+    private InboxBenchmark() {
+    }
+
+    /** One drain: rate, and effects as counted at their destination. */
+    record InboxRun(int n, double msgsPerSecond, long lost, long duplicates) {
+    }
+
+    static String run(BenchEnvironment env, BenchOptions o) throws Exception {
+        boolean webhook = !"sql".equals(o.handler());
+        int concurrency = o.inboxConcurrency();
+        try (WebhookReceiver receiver = new WebhookReceiver(Duration.ofMillis(o.receiverDelayMs()), o.failEvery())) {
+            if (o.warmup() > 0) {
+                InboxRun w = drain(env, o, receiver, webhook, concurrency, o.warmup());
+                System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
+                        w.msgsPerSecond());
+            }
+            double ceiling = webhook ? receiverCeiling(receiver, concurrency, Math.min(o.n(), 20_000))
+                    : transactionCeiling(env, concurrency, Math.min(o.n(), 20_000));
+            InboxRun run = drain(env, o, receiver, webhook, concurrency, o.n());
+            Map<String, Object> r = RelayBenchmark.common(env, o, "inbox-drain");
+            r.put("ordering", "none");
+            r.put("handler", webhook ? "webhook" : "sql");
+            r.put("n", run.n());
+            r.put("msgs_per_s", RelayBenchmark.round(run.msgsPerSecond()));
+            r.put("receiver_ceiling_per_s", RelayBenchmark.round(ceiling));
+            r.put("ratio_to_ceiling", RelayBenchmark.round(run.msgsPerSecond() / ceiling));
+            r.put("lost", run.lost());
+            r.put("duplicates", run.duplicates());
+            r.put("concurrency", concurrency);
+            if (webhook) {
+                r.put("receiver_delay_ms", o.receiverDelayMs());
+                r.put("fail_every", o.failEvery());
+            }
+            return RelayBenchmark.json(r);
+        }
+    }
+
+    static InboxRun drain(BenchEnvironment env, BenchOptions o, WebhookReceiver receiver, boolean webhook,
+            int concurrency, int n) throws Exception {
+        String schema = env.schema("inbox");
+        String topic = "inbox-" + schema;
+        env.kafka.createTopic(topic, PARTITIONS);
+        if (!webhook) {
+            try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE bench_effect (message_id text NOT NULL, created_at timestamptz NOT NULL"
+                        + " DEFAULT now())");
+            }
+        }
+        Set<String> ids = produce(env, topic, o, n);
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+            s.execute("CHECKPOINT"); // every timed phase starts from a fresh checkpoint, as the relay's
+        }
+        InboxProperties.Consumer defaults = InboxProperties.Consumer.of("bench", List.of(topic), null, "bench", null);
+        InboxSettings settings = new InboxSettings("bench", "bench-inbox", defaults.batchSize(), concurrency,
+                defaults.maxInFlightBatches(), defaults.leaseDuration(), defaults.pollInterval(),
+                defaults.claimLinger(), RetryPolicy.of(Duration.ofMillis(200), Duration.ofSeconds(2), 2.0,
+                        Jitter.FULL, 10, ThreadLocalRandomSource.INSTANCE),
+                defaults.maxBacklog(), defaults.handlerTimeout(), Duration.ofSeconds(30));
+        ConnectionPool pool = env.pool(schema, "bench-inbox",
+                (webhook ? 0 : concurrency) + defaults.maxInFlightBatches() * 2 + 4);
+        InboxHandler handler = webhook
+                ? InboxHandler.webhook(URI.create(receiver.url("/hook")), Duration.ofSeconds(10), concurrency)
+                : new InsertOneRow();
+        LongSupplier effects;
+        long effectsBefore = webhook ? receiver.effects() : 0;
+        if (webhook) {
+            effects = () -> receiver.effects() - effectsBefore;
+        } else {
+            effects = () -> count(env, schema, "SELECT count(DISTINCT message_id) FROM bench_effect");
+        }
+        RecordReceiver records = RecordReceiver.reactorKafka(Map.of("bootstrap.servers", env.kafka.bootstrapServers(),
+                "max.poll.records", 500), List.of(topic), "bench-" + schema);
+        InboxConsumer consumer = new InboxConsumer(records, InboxStore.r2dbc(pool), handler, settings,
+                new DispatcherMetrics(new SimpleMeterRegistry()));
+        long start = System.nanoTime();
+        consumer.start();
+        long deadline = start + Duration.ofMinutes(10).toNanos();
+        long nextProgress = start + Duration.ofSeconds(3).toNanos();
+        long seen = 0;
+        while ((seen = effects.getAsLong()) < n && System.nanoTime() < deadline) {
+            Thread.sleep(webhook ? 2 : 20); // the harness's main thread polls the effect count
+            if (System.nanoTime() > nextProgress) {
+                double s = (System.nanoTime() - start) / 1e9;
+                System.out.printf(Locale.ROOT, "inbox: %6.1fs effects %d of %d, %.0f msgs/s%n", s, seen, n,
+                        seen / s);
+                nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        consumer.stop().block(Duration.ofSeconds(60)); // main thread
+        double rate = n / (elapsed / 1e9);
+        long lost;
+        long duplicates;
+        if (webhook) {
+            lost = receiver.lost(ids);
+            duplicates = receiver.duplicateEffects();
+        } else {
+            lost = n - count(env, schema, "SELECT count(DISTINCT message_id) FROM bench_effect");
+            duplicates = count(env, schema, "SELECT count(*) FROM (SELECT message_id FROM bench_effect"
+                    + " GROUP BY message_id HAVING count(*) > 1) d");
+        }
+        System.out.printf(Locale.ROOT, "inbox drain (%s, concurrency %d): %d messages in %.2f s = %.0f msgs/s;"
+                        + " lost %d, duplicate effects %d%s%n", webhook ? "webhook" : "sql", concurrency, n,
+                elapsed / 1e9, rate, lost, duplicates, webhook ? "; receiver calls " + receiver.calls() + ", 503s "
+                        + receiver.answered503() + ", without Idempotency-Key " + receiver.callsWithoutIdempotencyKey()
+                        : "");
+        return new InboxRun(n, rate, lost, duplicates);
+    }
+
+    /** Produces {@code n} records with a {@code message-id} header, acknowledged; returns the ids. */
+    private static Set<String> produce(BenchEnvironment env, String topic, BenchOptions o, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, env.kafka.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        // A fresh topic's leaders may not be elected when the first batch goes out; an idempotent producer then
+        // failed with OutOfOrderSequence. Without idempotence a retried batch may land twice, which the inbox
+        // absorbs as a duplicate record (an effect is counted once per id either way).
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        Set<String> ids = new HashSet<>(n * 2);
+        byte[] payload = ("{\"x\":\"" + "x".repeat(Math.max(0, o.payloadBytes() - 8)) + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new ByteArraySerializer())) {
+            List<Future<RecordMetadata>> acks = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String id = UUID.randomUUID().toString();
+                ids.add(id);
+                ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, "key-" + (i % 64), payload);
+                record.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
+                record.headers().add("event-type", "BenchEvent".getBytes(StandardCharsets.UTF_8));
+                acks.add(producer.send(record));
+            }
+            for (Future<RecordMetadata> ack : acks) {
+                ack.get();
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * The webhook's reference: the receiver alone, driven at the consumer's concurrency by the same HTTP client stack
+     * the webhook handler uses (WebClient on reactor-netty, a pool of {@code concurrency} connections) with the
+     * same payload, after a short warm-up.
+     */
+    static double receiverCeiling(WebhookReceiver receiver, int concurrency, int requests) {
+        ConnectionProvider connections = ConnectionProvider.builder("bench-ceiling").maxConnections(concurrency)
+                .pendingAcquireMaxCount(-1).build();
+        WebClient client = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(HttpClient.create(connections))).build();
+        byte[] body = "{\"x\":\"ceiling\"}".getBytes(StandardCharsets.UTF_8);
+        try {
+            post(client, receiver.url("/ceiling"), body, concurrency, Math.min(2_000, requests));
+            long start = System.nanoTime();
+            long done = post(client, receiver.url("/ceiling"), body, concurrency, requests);
+            double rate = done / ((System.nanoTime() - start) / 1e9);
+            System.out.printf(Locale.ROOT, "receiver ceiling: %d POSTs at concurrency %d, %d ms each: %.0f/s%n",
+                    done, concurrency, receiver.delay().toMillis(), rate);
+            return rate;
+        } finally {
+            connections.disposeLater().block(Duration.ofSeconds(10)); // main thread
+        }
+    }
+
+    private static long post(WebClient client, String url, byte[] body, int concurrency, int requests) {
+        Long ok = Flux.range(0, requests)
+                .flatMap(i -> client.post().uri(url).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                        .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
+                        .timeout(Duration.ofSeconds(10)), concurrency)
+                .filter(status -> status == 200)
+                .count()
+                .block(Duration.ofMinutes(5)); // the harness's main thread waits for its own load
+        return ok == null ? 0 : ok;
+    }
+
+    /**
+     * The in-process handler's reference: PostgreSQL's own one-row durable INSERT transactions at the same
+     * concurrency, from plain JDBC threads.
+     */
+    static double transactionCeiling(BenchEnvironment env, int concurrency, int transactions) throws Exception {
+        String schema = env.schema("txceiling");
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE bench_effect (message_id text NOT NULL, created_at timestamptz NOT NULL"
+                    + " DEFAULT now())");
+        }
+        int perThread = Math.max(1, transactions / concurrency);
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < concurrency; t++) {
+            Thread thread = new Thread(() -> {
+                try (Connection c = env.jdbc(schema); PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO bench_effect (message_id) VALUES (?)")) {
+                    c.setAutoCommit(false);
+                    for (int i = 0; i < perThread; i++) {
+                        insert.setString(1, UUID.randomUUID().toString());
+                        insert.executeUpdate();
+                        c.commit();
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        double rate = perThread * (double) concurrency / ((System.nanoTime() - start) / 1e9);
+        System.out.printf(Locale.ROOT, "transaction ceiling: %d one-row durable transactions at concurrency %d:"
+                + " %.0f/s%n", perThread * concurrency, concurrency, rate);
+        return rate;
+    }
+
+    private static long count(BenchEnvironment env, String schema, String sql) {
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    /** The in-process handler: one row per message, in the message's transaction. */
+    static final class InsertOneRow implements InboxHandler {
+
+        @Override
+        public String name() {
+            return "bench-sql";
+        }
+
+        @Override
+        public Mono<Void> handle(InboxMessage message, HandlerContext context) {
+            return Flux.from(context.connection().createStatement(
+                            "INSERT INTO bench_effect (message_id) VALUES ($1)")
+                            .bind("$1", message.id().value()).execute())
+                    .flatMap(result -> result.getRowsUpdated())
+                    .then();
+        }
+    }
+}

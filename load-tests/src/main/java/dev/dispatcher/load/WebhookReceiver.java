@@ -1,0 +1,95 @@
+package dev.dispatcher.load;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * The local HTTP receiver of the inbox benchmark: answers every POST after a fixed delay (a fast downstream
+ * service), optionally {@code 503} once for every {@code failEvery}-th id, and counts effects by
+ * {@code Idempotency-Key}: an id answered {@code 2xx} twice is a duplicate effect (a retry after a {@code 503} is a
+ * legitimate repeated call, not a duplicate). Non-blocking (reactor-netty): its delay is a timer, not a thread.
+ * Path {@code /hook} counts; {@code /ceiling} only answers, for the ceiling measurement.
+ */
+final class WebhookReceiver implements AutoCloseable {
+
+    private final Duration delay;
+    private final int failEvery;
+    private final Map<String, AtomicInteger> okById = new ConcurrentHashMap<>();
+    private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+    private final AtomicLong calls = new AtomicLong();
+    private final AtomicLong missingKey = new AtomicLong();
+    private final DisposableServer server;
+
+    WebhookReceiver(Duration delay, int failEvery) {
+        this.delay = delay;
+        this.failEvery = failEvery;
+        this.server = HttpServer.create().host("127.0.0.1").port(0)
+                .handle((request, response) -> request.receive().aggregate().asByteArray()
+                        .defaultIfEmpty(new byte[0])
+                        .flatMap(body -> Mono.delay(delay).thenReturn(body))
+                        .flatMap(body -> {
+                            if (request.uri().startsWith("/ceiling")) {
+                                return response.status(200).send().then();
+                            }
+                            calls.incrementAndGet();
+                            String key = request.requestHeaders().get("Idempotency-Key");
+                            if (key == null) {
+                                missingKey.incrementAndGet();
+                                return response.status(400).send().then();
+                            }
+                            if (failEvery > 0 && Math.floorMod(key.hashCode(), failEvery) == 0 && failedOnce.add(key)) {
+                                return response.status(503).send().then();
+                            }
+                            okById.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+                            return response.status(200).send().then();
+                        }))
+                .bindNow();
+    }
+
+    String url(String path) {
+        return "http://127.0.0.1:" + server.port() + path;
+    }
+
+    /** Distinct ids answered 2xx. */
+    long effects() {
+        return okById.size();
+    }
+
+    /** Ids answered 2xx more than once. */
+    long duplicateEffects() {
+        return okById.values().stream().filter(n -> n.get() > 1).count();
+    }
+
+    /** Of {@code expected}, the ids never answered 2xx. */
+    long lost(Set<String> expected) {
+        return expected.stream().filter(id -> !okById.containsKey(id)).count();
+    }
+
+    long calls() {
+        return calls.get();
+    }
+
+    long callsWithoutIdempotencyKey() {
+        return missingKey.get();
+    }
+
+    long answered503() {
+        return failedOnce.size();
+    }
+
+    Duration delay() {
+        return delay;
+    }
+
+    @Override
+    public void close() {
+        server.disposeNow();
+    }
+}

@@ -42,7 +42,8 @@ class R2dbcApplicationIT {
                             .doesNotHaveBean(JdbcOutboxWriter.class);
                     assertThat(StarterTestDatabases.rows(database, "SELECT version FROM"
                             + " outbox.dispatcher_schema_history WHERE version IS NOT NULL ORDER BY installed_rank"))
-                            .containsExactly("1", "2");
+                            .containsExactlyElementsOf(StarterTestDatabases.dispatcherMigrationVersions())
+                            .startsWith("1", "2");
 
                     OutboxEntry entry = context.getBean(SpringR2dbcOutboxWriter.class)
                             .write(OutboxMessage.builder("orders", "OrderPlaced").key("o-1").jsonPayload("{}").build())

@@ -37,6 +37,31 @@ final class StarterTestDatabases {
         return "r2dbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/" + database;
     }
 
+    /**
+     * Dispatcher's migrations as the client jar ships them ("version description", in version order), so the
+     * history checks follow new migrations instead of pinning today's list.
+     */
+    static List<String> dispatcherMigrations() {
+        try {
+            var resources = new org.springframework.core.io.support.PathMatchingResourcePatternResolver()
+                    .getResources("classpath*:db/dispatcher/migration/V*__*.sql");
+            java.util.TreeMap<Integer, String> byVersion = new java.util.TreeMap<>();
+            for (var resource : resources) {
+                var m = java.util.regex.Pattern.compile("V(\\d+)__(.+)\\.sql").matcher(resource.getFilename());
+                if (m.matches()) {
+                    byVersion.put(Integer.parseInt(m.group(1)), m.group(1) + " " + m.group(2).replace('_', ' '));
+                }
+            }
+            return List.copyOf(byVersion.values());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<String> dispatcherMigrationVersions() {
+        return dispatcherMigrations().stream().map(m -> m.substring(0, m.indexOf(' '))).toList();
+    }
+
     /** Every row of a one- or two-column query, columns joined with a space. */
     static List<String> rows(String database, String sql, Object... parameters) throws SQLException {
         try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl(database), postgres.username(),

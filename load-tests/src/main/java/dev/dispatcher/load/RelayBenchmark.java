@@ -382,7 +382,8 @@ public final class RelayBenchmark {
         return Math.round(v * 10) / 10.0;
     }
 
-    static String json(Map<String, Object> fields) {
+    /** One flat JSON object: strings quoted, everything else as its text. */
+    public static String json(Map<String, Object> fields) {
         StringBuilder b = new StringBuilder("{");
         fields.forEach((k, v) -> {
             if (b.length() > 1) {

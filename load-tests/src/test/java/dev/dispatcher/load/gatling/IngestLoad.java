@@ -1,0 +1,113 @@
+package dev.dispatcher.load.gatling;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What {@link IngestBenchmark} hands to a run of {@link IngestSimulation} (both in this JVM), and the figures the
+ * simulation records per request for it. Owner: the harness sets {@link #config} before each run and reads
+ * {@link #figures} after it; Gatling's threads only record into the figures (concurrent collections).
+ */
+final class IngestLoad {
+
+    /** The three request shapes: fresh single messages, fresh batches, and singles repeated from the first. */
+    enum Scenario {
+        SINGLE(202, 1), BATCH(202, IngestLoad.BATCH_SIZE), REPLAY(200, 1);
+
+        final int expectedStatus;
+        final int messagesPerRequest;
+
+        Scenario(int expectedStatus, int messagesPerRequest) {
+            this.expectedStatus = expectedStatus;
+            this.messagesPerRequest = messagesPerRequest;
+        }
+    }
+
+    static final String TOPIC = "gatling.ingest";
+    static final int KEYS = 64;
+    static final int BATCH_SIZE = 100;
+
+    /** One run: where, as whom, which shape, how many clients for how long, and the ids a replay repeats. */
+    record Config(String baseUrl, String producerToken, Scenario scenario, int concurrency, Duration duration,
+            List<String> replayIds) {
+    }
+
+    static volatile Config config;
+    static volatile Figures figures;
+
+    private IngestLoad() {
+    }
+
+    /**
+     * The body of message {@code id}: a function of the id alone, so a replay repeats the original content exactly
+     * (a 200, not a 409). Keys spread over {@value #KEYS}; the payload is about 150 bytes of JSON.
+     */
+    static String message(String id) {
+        return message(id, TOPIC);
+    }
+
+    /** {@link #message(String)} to another topic. */
+    static String message(String id, String topic) {
+        SplittableRandom r = new SplittableRandom(UUID.fromString(id).getLeastSignificantBits());
+        int order = r.nextInt(1_000_000);
+        return """
+                {"id":"%s","topic":"%s","key":"k%d","type":"OrderPlaced","payload":{"orderId":%d,\
+                "customer":"customer-%d","lines":[{"sku":"SKU-%d","qty":%d}],"note":"%s"}}""".formatted(
+                id, topic, Math.floorMod(id.hashCode(), KEYS), order, order % 500, r.nextInt(10_000),
+                1 + r.nextInt(5), "x".repeat(40 + r.nextInt(20)));
+    }
+
+    /** The payload part of {@link #message}, for the record of the payload size. */
+    static int payloadBytes() {
+        String body = message(UUID.randomUUID().toString());
+        return body.length() - body.indexOf("\"payload\":") - "\"payload\":".length() - 1;
+    }
+
+    /** Per-request figures of one run. */
+    static final class Figures {
+
+        final ConcurrentLinkedQueue<Long> latenciesMillis = new ConcurrentLinkedQueue<>();
+        final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+        final Set<String> accepted = ConcurrentHashMap.newKeySet();
+        final AtomicLong requests = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        final AtomicLong messages = new AtomicLong();
+        private final AtomicLong firstNanos = new AtomicLong();
+        private volatile long lastNanos;
+
+        void record(Scenario scenario, Integer status, Long responseMillis, List<String> ids) {
+            long now = System.nanoTime();
+            firstNanos.compareAndSet(0, now);
+            lastNanos = now;
+            requests.incrementAndGet();
+            statuses.computeIfAbsent(status == null ? 0 : status, s -> new AtomicLong()).incrementAndGet();
+            if (responseMillis != null) {
+                latenciesMillis.add(responseMillis);
+            }
+            if (status == null || status != scenario.expectedStatus) {
+                failed.incrementAndGet();
+                return;
+            }
+            messages.addAndGet(ids.size());
+            if (scenario != Scenario.REPLAY) {
+                accepted.addAll(ids);
+            }
+        }
+
+        double seconds() {
+            return Math.max(1e-9, (lastNanos - firstNanos.get()) / 1e9);
+        }
+
+        long percentile(double p) {
+            List<Long> sorted = latenciesMillis.stream().sorted().toList();
+            return sorted.isEmpty() ? -1 : sorted.get(Math.max(0, (int) Math.ceil(p / 100 * sorted.size()) - 1));
+        }
+    }
+}

@@ -120,17 +120,21 @@ public final class IngestBenchmark {
                 IngestLoad.Figures f = new IngestLoad.Figures();
                 IngestLoad.figures = f;
                 Duration cpuBefore = service.cpu();
+                Duration loadCpuBefore = ProcessCpu.self();
+                Duration pgCpuBefore = ProcessCpu.postgres();
                 int exit = io.gatling.app.Gatling$.MODULE$.fromArgs(new String[] {
                         "--simulation", IngestSimulation.class.getName(), "--no-reports",
                         "--results-folder", Path.of("target", "gatling").toAbsolutePath().toString(),
                         "--run-description", scenario.name().toLowerCase(Locale.ROOT) + " x" + clients});
-                Duration cpu = service.cpu().minus(cpuBefore);
+                f.cpu(service.cpu().minus(cpuBefore), ProcessCpu.self().minus(loadCpuBefore),
+                        ProcessCpu.postgres().minus(pgCpuBefore));
                 figures.put(scenario, f);
                 System.out.printf(Locale.ROOT, "%s: %.0f requests/s (%.0f messages/s), p50 %d ms, p99 %d ms, "
-                                + "failed %d of %d, statuses %s, service CPU %.2f cores (Gatling exit %d)%n",
+                                + "failed %d of %d, statuses %s; CPU cores: service %.2f, load generator %.2f, "
+                                + "PostgreSQL %.2f (Gatling exit %d)%n",
                         scenario.name().toLowerCase(Locale.ROOT), f.requests.get() / f.seconds(),
                         f.messages.get() / f.seconds(), f.percentile(50), f.percentile(99), f.failed.get(),
-                        f.requests.get(), f.statuses, cpu.toNanos() / 1e9 / f.seconds(), exit);
+                        f.requests.get(), f.statuses, f.serviceCores, f.loadCores, f.postgresCores, exit);
                 if (scenario == IngestLoad.Scenario.SINGLE) {
                     replayIds = List.copyOf(f.accepted);
                 }
@@ -158,6 +162,9 @@ public final class IngestBenchmark {
                 result.put(name + "_req_per_s", round(f.requests.get() / f.seconds()));
                 result.put(name + "_msgs_per_s", round(f.messages.get() / f.seconds()));
                 result.put(name + "_p99_ms", f.percentile(99));
+                result.put(name + "_service_cpu_cores", round(f.serviceCores));
+                result.put(name + "_loadgen_cpu_cores", round(f.loadCores));
+                result.put(name + "_pg_cpu_cores", round(f.postgresCores));
             }
             result.put("concurrency", concurrency);
             result.put("batch_concurrency", batchConcurrency);
@@ -293,7 +300,7 @@ public final class IngestBenchmark {
     }
 
     private static double round(double v) {
-        return Math.round(v * 10) / 10.0;
+        return v < 10 ? Math.round(v * 100) / 100.0 : Math.round(v * 10) / 10.0;
     }
 
     static String sha256(String token) throws Exception {

@@ -101,6 +101,17 @@ final class IngestLoad {
             }
         }
 
+        volatile double serviceCores;
+        volatile double loadCores;
+        volatile double postgresCores;
+
+        /** Records the CPU time each process used during the run, as cores (time over the run's length). */
+        void cpu(java.time.Duration service, java.time.Duration load, java.time.Duration postgres) {
+            serviceCores = service.toNanos() / 1e9 / seconds();
+            loadCores = load.toNanos() / 1e9 / seconds();
+            postgresCores = postgres.toNanos() / 1e9 / seconds();
+        }
+
         double seconds() {
             return Math.max(1e-9, (lastNanos - firstNanos.get()) / 1e9);
         }

@@ -6,10 +6,6 @@ import dev.dispatcher.testkit.EmbeddedKafkaServer;
 import dev.dispatcher.testkit.EmbeddedPostgresServer;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -18,7 +14,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,9 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -38,8 +30,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * ({@code java -jar} on dispatcher-app's exec jar, {@link ServiceProcess}) on a durable PostgreSQL and a Kafka
  * broker, and the load generator (Gatling, {@link IngestSimulation}) here, in another JVM. In order:
  * <ol>
- *   <li>warm-up: untimed singles and batches for {@code --warmup} seconds, printing the rate every 10 s (a cold
- *       service answers at a third of its warm rate);</li>
+ *   <li>warm-up, through Gatling so that both JVMs are warm: untimed singles with one batch of
+ *       {@value IngestLoad#WARMUP_BATCH_SIZE} in twenty for {@code --warmup} seconds, to a topic of its own,
+ *       printing the rate of every 10 s (a cold service answers at a fifth of its warm rate);</li>
  *   <li>the insert ceiling: one-row INSERT transactions into the real table at the load's concurrency
  *       ({@link InsertCeiling}, the reference of {@code ../shared/bench/README.md});</li>
  *   <li>Gatling, closed model: {@code single} (fresh ids), {@code batch} ({@value IngestLoad#BATCH_SIZE} per
@@ -50,7 +43,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * The relay runs throughout. The last line is {@code RESULT} and the JSON object DESIGN.md fixes.
  *
  * <p>Options: {@code --concurrency 32}, {@code --batch-concurrency 16}, {@code --duration 30} (s per scenario),
- * {@code --warmup 90} (s), {@code --ceiling 15} (s), {@code --scenarios single,batch,replay}, {@code --quick} (a
+ * {@code --warmup 120} (s), {@code --ceiling 15} (s), {@code --scenarios single,batch,replay}, {@code --quick} (a
  * few seconds each, for CI), {@code --pg-url jdbc:postgresql://host:port/db --pg-user --pg-password} and
  * {@code --bootstrap host:port} for external servers, {@code --service-jvm-options "-Xmx1g ..."}; the jar is
  * dispatcher-app's exec jar (build it first) or {@code -Ddispatcher.service.jar}.
@@ -73,7 +66,7 @@ public final class IngestBenchmark {
         int concurrency = Integer.parseInt(o.getOrDefault("concurrency", quick ? "8" : "32"));
         int batchConcurrency = Integer.parseInt(o.getOrDefault("batch-concurrency", quick ? "4" : "16"));
         Duration duration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration", quick ? "5" : "30")));
-        Duration warmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("warmup", quick ? "5" : "90")));
+        Duration warmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("warmup", quick ? "5" : "120")));
         Duration ceilingTime = Duration.ofSeconds(Long.parseLong(o.getOrDefault("ceiling", quick ? "3" : "15")));
         List<IngestLoad.Scenario> scenarios = Arrays.stream(o.getOrDefault("scenarios", "single,batch,replay")
                 .split(",")).map(s -> IngestLoad.Scenario.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
@@ -103,7 +96,14 @@ public final class IngestBenchmark {
                     service.pid(), service.baseUrl, postgres, kafka);
 
             long warmupStarted = System.nanoTime();
-            warmUp(service.baseUrl, token, warmup, concurrency);
+            String run = schema.substring("gatling_".length());
+            String topic = IngestLoad.TOPIC_PREFIX + run;
+            if (!warmup.isZero()) {
+                // through Gatling itself, so the load generator's code is as warm as the service's
+                IngestLoad.Figures w = gatling(new IngestLoad.Config(service.baseUrl, token,
+                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), "gatling.warmup." + run), service);
+                System.out.println("warm-up (requests/s per 10 s):" + w.ratesPer(Duration.ofSeconds(10)));
+            }
             double ceiling = InsertCeiling.measure(postgres, concurrency, ceilingTime);
             System.out.printf(Locale.ROOT, "insert ceiling: %.0f one-row commits/s at %d connections%n", ceiling,
                     concurrency);
@@ -115,26 +115,9 @@ public final class IngestBenchmark {
                 if (scenario == IngestLoad.Scenario.REPLAY && replayIds.isEmpty()) {
                     throw new IllegalArgumentException("replay repeats the ids of a single run: run single first");
                 }
-                IngestLoad.config = new IngestLoad.Config(service.baseUrl, token, scenario, clients, duration,
-                        replayIds);
-                IngestLoad.Figures f = new IngestLoad.Figures();
-                IngestLoad.figures = f;
-                Duration cpuBefore = service.cpu();
-                Duration loadCpuBefore = ProcessCpu.self();
-                Duration pgCpuBefore = ProcessCpu.postgres();
-                int exit = io.gatling.app.Gatling$.MODULE$.fromArgs(new String[] {
-                        "--simulation", IngestSimulation.class.getName(), "--no-reports",
-                        "--results-folder", Path.of("target", "gatling").toAbsolutePath().toString(),
-                        "--run-description", scenario.name().toLowerCase(Locale.ROOT) + " x" + clients});
-                f.cpu(service.cpu().minus(cpuBefore), ProcessCpu.self().minus(loadCpuBefore),
-                        ProcessCpu.postgres().minus(pgCpuBefore));
+                IngestLoad.Figures f = gatling(new IngestLoad.Config(service.baseUrl, token, scenario, clients,
+                        duration, replayIds, topic), service);
                 figures.put(scenario, f);
-                System.out.printf(Locale.ROOT, "%s: %.0f requests/s (%.0f messages/s), p50 %d ms, p99 %d ms, "
-                                + "failed %d of %d, statuses %s; CPU cores: service %.2f, load generator %.2f, "
-                                + "PostgreSQL %.2f (Gatling exit %d)%n",
-                        scenario.name().toLowerCase(Locale.ROOT), f.requests.get() / f.seconds(),
-                        f.messages.get() / f.seconds(), f.percentile(50), f.percentile(99), f.failed.get(),
-                        f.requests.get(), f.statuses, f.serviceCores, f.loadCores, f.postgresCores, exit);
                 if (scenario == IngestLoad.Scenario.SINGLE) {
                     replayIds = List.copyOf(f.accepted);
                 }
@@ -142,7 +125,7 @@ public final class IngestBenchmark {
 
             Set<String> accepted = new HashSet<>();
             figures.values().forEach(f -> accepted.addAll(f.accepted));
-            long[] check = kafkaCheck(postgres, schema, kafka, accepted);
+            long[] check = kafkaCheck(postgres, schema, kafka, topic, accepted);
 
             IngestLoad.Figures headline = figures.getOrDefault(IngestLoad.Scenario.SINGLE,
                     figures.values().iterator().next());
@@ -184,65 +167,37 @@ public final class IngestBenchmark {
     }
 
     /**
-     * Untimed load at the benchmark's concurrency (singles, and one batch in twenty), to a topic the check leaves
-     * out, printing the rate of every 10 s so the warm-up's length is visible.
+     * One Gatling run of {@code config}: returns its figures with the CPU each process used meanwhile, printing a
+     * line of them.
      */
-    private static void warmUp(String baseUrl, String token, Duration length, int concurrency)
-            throws InterruptedException {
-        if (length.isZero()) {
-            return;
-        }
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        AtomicLong done = new AtomicLong();
-        long deadline = System.nanoTime() + length.toNanos();
-        List<Thread> senders = new ArrayList<>();
-        for (int t = 0; t < concurrency; t++) {
-            senders.add(Thread.ofVirtual().start(() -> {
-                for (long i = 0; System.nanoTime() < deadline; i++) {
-                    String body = i % 20 == 19
-                            ? java.util.stream.Stream.generate(() -> UUID.randomUUID().toString()).limit(10)
-                                    .map(id -> IngestLoad.message(id, "gatling.warmup"))
-                                    .collect(Collectors.joining(",", "[", "]"))
-                            : IngestLoad.message(UUID.randomUUID().toString(), "gatling.warmup");
-                    HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl
-                                    + (i % 20 == 19 ? "/v1/messages/batch" : "/v1/messages")))
-                            .header("Content-Type", "application/json")
-                            .header("Authorization", "Bearer " + token)
-                            .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-                    try {
-                        client.send(request, HttpResponse.BodyHandlers.discarding());
-                        done.incrementAndGet();
-                    } catch (Exception e) {
-                        // counted as not done
-                    }
-                }
-            }));
-        }
-        long started = System.nanoTime();
-        long last = 0;
-        long lastAt = started;
-        StringBuilder rates = new StringBuilder();
-        while (System.nanoTime() < deadline) {
-            Thread.sleep(Math.min(10_000, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
-            long now = done.get();
-            long at = System.nanoTime();
-            rates.append(String.format(Locale.ROOT, " %.0fs:%.0f/s", (at - started) / 1e9,
-                    (now - last) / ((at - lastAt) / 1e9)));
-            last = now;
-            lastAt = at;
-        }
-        for (Thread sender : senders) {
-            sender.join();
-        }
-        System.out.println("warm-up (requests/s per 10 s):" + rates);
+    private static IngestLoad.Figures gatling(IngestLoad.Config config, ServiceProcess service) {
+        IngestLoad.config = config;
+        IngestLoad.Figures f = new IngestLoad.Figures();
+        IngestLoad.figures = f;
+        Duration cpuBefore = service.cpu();
+        Duration loadCpuBefore = ProcessCpu.self();
+        Duration pgCpuBefore = ProcessCpu.postgres();
+        int exit = io.gatling.app.Gatling$.MODULE$.fromArgs(new String[] {
+                "--simulation", IngestSimulation.class.getName(), "--no-reports",
+                "--results-folder", Path.of("target", "gatling").toAbsolutePath().toString(),
+                "--run-description", config.scenario().name().toLowerCase(Locale.ROOT) + " x" + config.concurrency()});
+        f.cpu(service.cpu().minus(cpuBefore), ProcessCpu.self().minus(loadCpuBefore),
+                ProcessCpu.postgres().minus(pgCpuBefore));
+        System.out.printf(Locale.ROOT, "%s: %.0f requests/s (%.0f messages/s), p50 %d ms, p99 %d ms, "
+                        + "failed %d of %d, statuses %s; CPU cores: service %.2f, load generator %.2f, "
+                        + "PostgreSQL %.2f (Gatling exit %d)%n",
+                config.scenario().name().toLowerCase(Locale.ROOT), f.requests.get() / f.seconds(),
+                f.messages.get() / f.seconds(), f.percentile(50), f.percentile(99), f.failed.get(),
+                f.requests.get(), f.statuses, f.serviceCores, f.loadCores, f.postgresCores, exit);
+        return f;
     }
 
     /**
      * Waits for the outbox to drain, then reads the topic: {lost, duplicates, stored but not answered} for
      * {@code accepted}.
      */
-    private static long[] kafkaCheck(PostgresServer postgres, String schema, KafkaServer kafka, Set<String> accepted)
-            throws Exception {
+    private static long[] kafkaCheck(PostgresServer postgres, String schema, KafkaServer kafka, String topic,
+            Set<String> accepted) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
             while (true) {
@@ -257,7 +212,7 @@ public final class IngestBenchmark {
             }
         }
         Map<String, Integer> seen = new HashMap<>();
-        for (ConsumerRecord<String, byte[]> r : kafka.consume(IngestLoad.TOPIC, accepted.size(),
+        for (ConsumerRecord<String, byte[]> r : kafka.consume(topic, accepted.size(),
                 Duration.ofSeconds(60))) {
             var header = r.headers().lastHeader("message-id");
             if (header != null) {

@@ -17,9 +17,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class IngestLoad {
 
-    /** The three request shapes: fresh single messages, fresh batches, and singles repeated from the first. */
+    /**
+     * The request shapes: fresh single messages, fresh batches, singles repeated from the first, and the warm-up
+     * (singles with one batch of {@value #WARMUP_BATCH_SIZE} in twenty, to a topic the Kafka check leaves out).
+     */
     enum Scenario {
-        SINGLE(202, 1), BATCH(202, IngestLoad.BATCH_SIZE), REPLAY(200, 1);
+        SINGLE(202, 1), BATCH(202, IngestLoad.BATCH_SIZE), REPLAY(200, 1), WARMUP(202, 1);
 
         final int expectedStatus;
         final int messagesPerRequest;
@@ -30,13 +33,15 @@ final class IngestLoad {
         }
     }
 
-    static final String TOPIC = "gatling.ingest";
+    /** The measured scenarios' topic is this plus the run's name: a broker that outlives runs keeps them apart. */
+    static final String TOPIC_PREFIX = "gatling.ingest.";
     static final int KEYS = 64;
     static final int BATCH_SIZE = 100;
+    static final int WARMUP_BATCH_SIZE = 10;
 
     /** One run: where, as whom, which shape, how many clients for how long, and the ids a replay repeats. */
     record Config(String baseUrl, String producerToken, Scenario scenario, int concurrency, Duration duration,
-            List<String> replayIds) {
+            List<String> replayIds, String topic) {
     }
 
     static volatile Config config;
@@ -46,14 +51,9 @@ final class IngestLoad {
     }
 
     /**
-     * The body of message {@code id}: a function of the id alone, so a replay repeats the original content exactly
-     * (a 200, not a 409). Keys spread over {@value #KEYS}; the payload is about 150 bytes of JSON.
+     * The body of message {@code id} to {@code topic}: a function of the two alone, so a replay repeats the original
+     * content exactly (a 200, not a 409). Keys spread over {@value #KEYS}; the payload is about 150 bytes of JSON.
      */
-    static String message(String id) {
-        return message(id, TOPIC);
-    }
-
-    /** {@link #message(String)} to another topic. */
     static String message(String id, String topic) {
         SplittableRandom r = new SplittableRandom(UUID.fromString(id).getLeastSignificantBits());
         int order = r.nextInt(1_000_000);
@@ -66,7 +66,7 @@ final class IngestLoad {
 
     /** The payload part of {@link #message}, for the record of the payload size. */
     static int payloadBytes() {
-        String body = message(UUID.randomUUID().toString());
+        String body = message(UUID.randomUUID().toString(), "t");
         return body.length() - body.indexOf("\"payload\":") - "\"payload\":".length() - 1;
     }
 
@@ -82,8 +82,11 @@ final class IngestLoad {
         private final AtomicLong firstNanos = new AtomicLong();
         private volatile long lastNanos;
 
+        final ConcurrentLinkedQueue<Long> answeredNanos = new ConcurrentLinkedQueue<>();
+
         void record(Scenario scenario, Integer status, Long responseMillis, List<String> ids) {
             long now = System.nanoTime();
+            answeredNanos.add(now);
             firstNanos.compareAndSet(0, now);
             lastNanos = now;
             requests.incrementAndGet();
@@ -96,7 +99,7 @@ final class IngestLoad {
                 return;
             }
             messages.addAndGet(ids.size());
-            if (scenario != Scenario.REPLAY) {
+            if (scenario == Scenario.SINGLE || scenario == Scenario.BATCH) {
                 accepted.addAll(ids);
             }
         }
@@ -110,6 +113,19 @@ final class IngestLoad {
             serviceCores = service.toNanos() / 1e9 / seconds();
             loadCores = load.toNanos() / 1e9 / seconds();
             postgresCores = postgres.toNanos() / 1e9 / seconds();
+        }
+
+        /** Answers per second in each {@code bucket} from the first answer, e.g. " 10s:412/s 20s:655/s". */
+        String ratesPer(Duration bucket) {
+            long first = firstNanos.get();
+            Map<Long, Long> counts = new java.util.TreeMap<>();
+            for (long at : answeredNanos) {
+                counts.merge((at - first) / bucket.toNanos(), 1L, Long::sum);
+            }
+            StringBuilder rates = new StringBuilder();
+            counts.forEach((b, n) -> rates.append(String.format(java.util.Locale.ROOT, " %ds:%.0f/s",
+                    (b + 1) * bucket.toSeconds(), n / (double) bucket.toSeconds())));
+            return rates.toString();
         }
 
         double seconds() {

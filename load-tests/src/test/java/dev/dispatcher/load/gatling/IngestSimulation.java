@@ -40,19 +40,23 @@ public class IngestSimulation extends Simulation {
 
     private ChainBuilder request() {
         IngestLoad.Scenario shape = config.scenario();
+        String topic = config.topic();
         ChainBuilder pick = exec(session -> session.set("ids", switch (shape) {
             case SINGLE -> List.of(UUID.randomUUID().toString());
-            case BATCH -> Stream.generate(() -> UUID.randomUUID().toString()).limit(IngestLoad.BATCH_SIZE).toList();
+            case BATCH -> fresh(IngestLoad.BATCH_SIZE);
             case REPLAY -> List.of(config.replayIds().get(
                     Math.floorMod(replayed.getAndIncrement(), config.replayIds().size())));
+            case WARMUP -> fresh(replayed.getAndIncrement() % 20 == 19 ? IngestLoad.WARMUP_BATCH_SIZE : 1);
         }));
-        String path = shape == IngestLoad.Scenario.BATCH ? "/v1/messages/batch" : "/v1/messages";
-        return pick.exec(http(shape.name().toLowerCase()).post(path)
+        return pick.exec(http(shape.name().toLowerCase())
+                        .post(session -> session.getList("ids").size() > 1 || shape == IngestLoad.Scenario.BATCH
+                                ? "/v1/messages/batch" : "/v1/messages")
                         .body(StringBody(session -> {
                             List<String> ids = session.getList("ids");
-                            return shape == IngestLoad.Scenario.BATCH
-                                    ? ids.stream().map(IngestLoad::message).collect(Collectors.joining(",", "[", "]"))
-                                    : IngestLoad.message(ids.get(0));
+                            return ids.size() > 1 || shape == IngestLoad.Scenario.BATCH
+                                    ? ids.stream().map(id -> IngestLoad.message(id, topic))
+                                            .collect(Collectors.joining(",", "[", "]"))
+                                    : IngestLoad.message(ids.get(0), topic);
                         }))
                         .check(status().saveAs("status"), responseTimeInMillis().saveAs("rt")))
                 .exec(session -> {
@@ -60,6 +64,10 @@ public class IngestSimulation extends Simulation {
                             session.contains("rt") ? session.getLong("rt") : null, session.getList("ids"));
                     return session.remove("status").remove("rt");
                 });
+    }
+
+    private static List<String> fresh(int n) {
+        return Stream.generate(() -> UUID.randomUUID().toString()).limit(n).toList();
     }
 
     private final ScenarioBuilder load = scenario(config.scenario().name().toLowerCase())

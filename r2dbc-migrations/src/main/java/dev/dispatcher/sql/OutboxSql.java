@@ -252,6 +252,19 @@ public final class OutboxSql {
              WHERE b.status IN %1$s
             """.formatted(LIVE);
 
+    /**
+     * An upper bound of the live rows, from two index endpoints: the newest {@code seq} minus the oldest live
+     * {@code seq}, plus one (0 when nothing is live). Every live row's {@code seq} lies in that range, so the bound
+     * is never below the true count; it is far above it only while an old live row (a retry, a key stuck behind a
+     * dead head) holds the range open. Index: {@code outbox_message_seq_key} and {@code outbox_message_live_seq_idx},
+     * one descent each, whatever the backlog: the ingest guard reads it every second, where {@link #BACKLOG} counts
+     * every live row (about 190 ms at a 200,000-row backlog).
+     */
+    public static final String BACKLOG_BOUND = """
+            SELECT coalesce((SELECT max(m.seq) FROM outbox_message m)
+                            - (SELECT min(l.seq) FROM outbox_message l WHERE l.status IN %1$s) + 1, 0) AS bound
+            """.formatted(LIVE);
+
     // ---- ingest and operator statements
 
     /**

@@ -39,7 +39,8 @@ class ApiConfiguration {
 
     @Bean(initMethod = "start", destroyMethod = "stop")
     BacklogGuard backlogGuard(OutboxStore outboxStore, DispatcherProperties properties) {
-        return new BacklogGuard(outboxStore::backlog, properties.ingest().maxBacklog());
+        return new BacklogGuard(outboxStore::backlogUpperBound, outboxStore::backlog,
+                properties.ingest().maxBacklog());
     }
 
     @Bean

@@ -10,10 +10,13 @@ import reactor.core.publisher.Mono;
 /**
  * Refuses ingest with {@code 429} while the outbox backlog is at {@code dispatcher.ingest.max-backlog}.
  *
- * <p>The backlog is counted in the background every {@link #REFRESH_EVERY}, and a request reads the last count:
+ * <p>The backlog is checked in the background every {@link #REFRESH_EVERY}, and a request reads the last result:
  * it never waits for one. (A cache that counted on the first request after it expired held every request that
- * arrived meanwhile for the count, which grows with the backlog.) A failed count keeps the last one; before the
- * first count, ingest is allowed. Thread-safe.
+ * arrived meanwhile for the count, which grows with the backlog.) Each check first reads a cheap upper bound of
+ * the backlog (two index descents) and counts the rows only when the bound reaches the limit: a count reads every
+ * live row, about 190 ms at a 200,000-row backlog, and once a second that was an eighth of the database's
+ * statement time during batch ingest. A failed check keeps the last result; before the first, ingest is allowed.
+ * Thread-safe.
  */
 final class BacklogGuard {
 
@@ -21,13 +24,15 @@ final class BacklogGuard {
     /** Long enough for the relay to drain a good part of a full backlog; short enough to resume soon. */
     static final int RETRY_AFTER_SECONDS = 2;
 
+    private final Supplier<Mono<Long>> upperBound;
     private final Supplier<Mono<Backlog>> backlog;
     private final long maxBacklog;
-    /** Written by the refresh subscription only. */
+    /** The last count, or a bound below the limit; written by the refresh subscription only. */
     private volatile long lastTotal;
     private Disposable refreshing;
 
-    BacklogGuard(Supplier<Mono<Backlog>> backlog, long maxBacklog) {
+    BacklogGuard(Supplier<Mono<Long>> upperBound, Supplier<Mono<Backlog>> backlog, long maxBacklog) {
+        this.upperBound = upperBound;
         this.backlog = backlog;
         this.maxBacklog = maxBacklog;
     }
@@ -35,9 +40,15 @@ final class BacklogGuard {
     synchronized void start() {
         if (refreshing == null) {
             refreshing = Flux.interval(Duration.ZERO, REFRESH_EVERY).onBackpressureDrop()
-                    .concatMap(tick -> Mono.defer(backlog).map(Backlog::total).onErrorResume(e -> Mono.empty()))
+                    .concatMap(tick -> current().onErrorResume(e -> Mono.empty()))
                     .subscribe(total -> lastTotal = total);
         }
+    }
+
+    /** The bound when it is below the limit (the count cannot reach it then), else the count. */
+    private Mono<Long> current() {
+        return Mono.defer(upperBound).flatMap(bound -> bound < maxBacklog ? Mono.just(bound)
+                : Mono.defer(backlog).map(Backlog::total));
     }
 
     synchronized void stop() {

@@ -51,6 +51,12 @@ public interface OutboxStore extends LeasedQueue<ClaimedMessage> {
     @Override
     Mono<Backlog> backlog();
 
+    /**
+     * A number never below the count of live rows, at the cost of two index descents whatever the backlog
+     * ({@code OutboxSql.BACKLOG_BOUND}); {@link #backlog()} counts the rows.
+     */
+    Mono<Long> backlogUpperBound();
+
     /** A store on {@code connections} (a pooled factory whose connections use Dispatcher's schema), per-key. */
     static OutboxStore r2dbc(ConnectionFactory connections) {
         return r2dbc(connections, Ordering.PER_KEY);

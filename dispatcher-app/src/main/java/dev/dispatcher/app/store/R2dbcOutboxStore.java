@@ -131,6 +131,14 @@ final class R2dbcOutboxStore implements OutboxStore {
     }
 
     @Override
+    public Mono<Long> backlogUpperBound() {
+        return run(c -> Flux.from(c.createStatement(OutboxSql.BACKLOG_BOUND).execute())
+                        .flatMap(r -> r.map(row -> row.get("bound", Long.class))))
+                .next()
+                .defaultIfEmpty(0L);
+    }
+
+    @Override
     public String toString() {
         return "R2dbcOutboxStore";
     }

@@ -199,6 +199,31 @@ class IngestApiIT extends ApiTestSupport {
     }
 
     @Test
+    void aBacklogWhoseSeqRangeExceedsTheBoundIsCountedNotRefused() throws InterruptedException {
+        // one old live row, then more finished rows than the limit: the cheap bound (seq range) is above the limit,
+        // the live count far below it, and ingest must go on
+        String topic = uniqueTopic("bound");
+        execute("INSERT INTO outbox_message (topic, event_type, payload, visible_after) VALUES (?, 'Old', '{}'::bytea,"
+                + " now() + interval '1 hour')", topic);
+        execute("INSERT INTO outbox_message (topic, event_type, payload, status, delivered_at) SELECT ?, 'Done',"
+                + " '{}'::bytea, 'DELIVERED', now() FROM generate_series(1, ?)", topic, MAX_BACKLOG + 1);
+        try {
+            long live = count("SELECT count(*) FROM outbox_message WHERE status IN ('PENDING', 'RETRY_SCHEDULED')");
+            long bound = count("SELECT (SELECT max(seq) FROM outbox_message) - (SELECT min(seq) FROM outbox_message"
+                    + " WHERE status IN ('PENDING', 'RETRY_SCHEDULED')) + 1");
+            assertThat(bound).as("the seq range is above the limit").isGreaterThanOrEqualTo(MAX_BACKLOG);
+            assertThat(live).as("the live rows are below it").isLessThan(MAX_BACKLOG);
+            Thread.sleep(BacklogGuard.REFRESH_EVERY.toMillis() + 200);
+            producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(item(UUID.randomUUID(), topic, null, "1"))
+                    .exchange()
+                    .expectStatus().isAccepted();
+        } finally {
+            execute("DELETE FROM outbox_message WHERE topic = ?", topic);
+        }
+    }
+
+    @Test
     void aBacklogAtItsBoundIs429WithRetryAfter() throws InterruptedException {
         String topic = uniqueTopic("backlog");
         long live = count("SELECT count(*) FROM outbox_message WHERE status IN ('PENDING', 'RETRY_SCHEDULED')");

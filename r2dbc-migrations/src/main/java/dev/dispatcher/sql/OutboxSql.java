@@ -41,11 +41,11 @@ public final class OutboxSql {
     private static final String CLAIM_SET = """
             UPDATE outbox_message o
                SET lease_owner = $1,
-                   lease_token = gen_random_uuid(),
+                   lease_token = %s,
                    lease_until = now() + $2::bigint * interval '1 millisecond',
                    attempts = o.attempts + 1,
                    last_attempt_at = now()
-            """;
+            """.formatted(LeasedTableSql.BATCH_TOKEN);
 
     /**
      * Claims up to {@code $3} rows in {@code seq} order, ignoring keys ({@code ordering=none}).
@@ -196,6 +196,12 @@ public final class OutboxSql {
 
     /** {@link #TRANSITION} for exactly one request, scalar parameters ({@link LeasedTableSql#transitionOne}). */
     public static final String TRANSITION_ONE = LeasedTableSql.transitionOne(LeasedTableSql.OUTBOX);
+
+    /**
+     * Deliver of one claimed batch's rows still held under its token, one guarded UPDATE (parameters and concurrency
+     * argument at {@link LeasedTableSql#deliverLeased}). Index: the primary key.
+     */
+    public static final String DELIVER_LEASED = LeasedTableSql.deliverLeased(LeasedTableSql.OUTBOX);
 
     /**
      * Serialises writers of one key for the rest of their transaction, so a key's rows commit in {@code seq}

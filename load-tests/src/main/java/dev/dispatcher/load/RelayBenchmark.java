@@ -53,7 +53,7 @@ public final class RelayBenchmark {
     public static void main(String[] args) throws Exception {
         BenchOptions o = BenchOptions.parse(args);
         String result;
-        try (BenchEnvironment env = new BenchEnvironment()) {
+        try (BenchEnvironment env = new BenchEnvironment(o.pgUrl(), o.pgUser(), o.pgPassword(), o.bootstrap())) {
             warmUp(env, o);
             result = switch (o.mode()) {
                 case "drain" -> drain(env, o);

@@ -60,8 +60,9 @@ public final class RelayBenchmark {
                 case "latency" -> latency(env, o);
                 case "sweep" -> sweep(env, o);
                 case "inbox" -> InboxBenchmark.run(env, o);
+                case "scale" -> ScalingBenchmark.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox");
+                        + ": drain|latency|sweep|inbox|scale");
             };
         }
         System.out.println("RESULT " + result);
@@ -74,7 +75,7 @@ public final class RelayBenchmark {
      * the steady rate. The naive baseline and the ceiling run later in the same, warm JVM.
      */
     private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
-        if (o.warmup() > 0 && !o.mode().equals("inbox")) { // the inbox mode warms its own consumer up
+        if (o.warmup() > 0 && !o.mode().equals("inbox") && !o.mode().equals("scale")) { // those warm their own up
             DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
             System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                     w.msgsPerSecond());
@@ -116,13 +117,8 @@ public final class RelayBenchmark {
         Set<String> ids = env.seed(schema, topic, o, n);
         try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", inFlight * 2 + 4);
-            RelaySettings settings = new RelaySettings("bench-relay", batch, inFlight, concurrency,
-                    Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
-                    RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
-                            new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
-            SimpleMeterRegistry relayRegistry = new SimpleMeterRegistry();
-            Relay relay = new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create("bench"),
-                    new DispatcherMetrics(relayRegistry), () -> false);
+            Relay relay = newRelay(env, pool, "bench-relay", o, batch, concurrency, inFlight,
+                    new DispatcherMetrics(new SimpleMeterRegistry()));
             OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
             listener.start();
             long start = System.nanoTime();
@@ -139,6 +135,17 @@ public final class RelayBenchmark {
                     all ? "all confirmed" : "NOT all confirmed");
             return new DrainRun(n, rate, confirmed.lost(ids), confirmed.duplicates());
         }
+    }
+
+    /** A relay on {@code pool} with the benchmark's settings (retries fast and bounded), not started. */
+    static Relay newRelay(BenchEnvironment env, ConnectionPool pool, String workerId, BenchOptions o, int batch,
+            int concurrency, int inFlight, DispatcherMetrics metrics) {
+        RelaySettings settings = new RelaySettings(workerId, batch, inFlight, concurrency,
+                Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
+                RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
+                        new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
+        return new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create(workerId), metrics,
+                () -> false);
     }
 
     static double naiveDrain(BenchEnvironment env, BenchOptions o, int n) throws Exception {

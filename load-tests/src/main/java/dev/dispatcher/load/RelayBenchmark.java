@@ -61,8 +61,9 @@ public final class RelayBenchmark {
                 case "sweep" -> sweep(env, o);
                 case "inbox" -> InboxBenchmark.run(env, o);
                 case "scale" -> ScalingBenchmark.run(env, o);
+                case "blackbox" -> BlackBoxDrain.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox|scale");
+                        + ": drain|latency|sweep|inbox|scale|blackbox");
             };
         }
         System.out.println("RESULT " + result);
@@ -75,7 +76,7 @@ public final class RelayBenchmark {
      * the steady rate. The naive baseline and the ceiling run later in the same, warm JVM.
      */
     private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
-        if (o.warmup() > 0 && !o.mode().equals("inbox") && !o.mode().equals("scale")) { // those warm their own up
+        if (o.warmup() > 0 && List.of("drain", "latency", "sweep").contains(o.mode())) { // the others warm their own
             DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
             System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                     w.msgsPerSecond());

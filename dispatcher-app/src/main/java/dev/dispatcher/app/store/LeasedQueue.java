@@ -31,7 +31,7 @@ public interface LeasedQueue<M extends Claimed> {
 
     /**
      * Writes a batch of lease transitions and classifies each into a sealed outcome: one guarded UPDATE for the
-     * Deliver requests of one claimed batch, one classified statement for the other requests and for the rows that
+     * Deliver requests of one claimed batch (two or more), one classified statement for the other requests and for the rows that
      * UPDATE did not write (so a fully published batch is one statement). Requests for the same id are
      * de-duplicated (the first wins): one result per distinct id, in first-occurrence order. Safe to repeat after an
      * ambiguous failure: a lost commit acknowledgement is recognised as our own write.

@@ -58,13 +58,16 @@ abstract class LeasedQueueContract<M extends Claimed> {
     static final Duration LEASE = Duration.ofSeconds(30);
     private static final Transition DELIVER = new Transition.Deliver();
 
-    /** Deliver alone: the fast statement with one id; a row it did not write is classified by the one-row form. */
+    /** Deliver alone: the one-row classified statement. */
     static final String ONE_ROW_FORM = "one-row form";
-    /** Deliver first, beside another lease's Deliver: fast statement, the rest classified by the array form. */
+    /** Deliver first, beside another lease's Deliver: one request per lease, so the classified array form. */
     static final String ARRAY_FORM = "array form";
-    /** Deliver after another lease's Deliver: the fast statement takes the other, ours goes to the classified one. */
+    /** Deliver after another lease's Deliver: the classified array form, inputs in the other order. */
     static final String CLASSIFIED_FORM = "classified form";
-    /** Deliver with a second row of the same lease: both in one fast statement. */
+    /**
+     * Deliver with a second row of the same lease: both in the fast statement; a row it did not write is
+     * classified by the one-row form with the fast statement's snapshot.
+     */
     static final String FAST_BATCH_FORM = "fast batch form";
 
     final PostgresServer postgres = TestServers.postgres();

@@ -31,11 +31,28 @@ import java.util.Set;
  */
 final class BenchEnvironment implements AutoCloseable {
 
-    final PostgresServer postgres = Boolean.parseBoolean(System.getProperty("dispatcher.bench.pg-durable", "true"))
-            ? EmbeddedPostgresServer.durable()
-            : EmbeddedPostgresServer.fast();
-    final KafkaServer kafka = EmbeddedKafkaServer.start();
+    final PostgresServer postgres;
+    final KafkaServer kafka;
     private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    /** The embedded servers. */
+    BenchEnvironment() {
+        this(null, null, null, null);
+    }
+
+    /**
+     * External servers where given ({@code --pg-url} with {@code --pg-user}/{@code --pg-password}, {@code
+     * --bootstrap}; see {@link ExternalServers}), the embedded ones otherwise. An external PostgreSQL runs as its
+     * operator configured it; every RESULT reports whether it commits durably.
+     */
+    BenchEnvironment(String pgUrl, String pgUser, String pgPassword, String bootstrap) {
+        postgres = pgUrl != null
+                ? ExternalServers.postgres(pgUrl, pgUser, pgPassword)
+                : Boolean.parseBoolean(System.getProperty("dispatcher.bench.pg-durable", "true"))
+                        ? EmbeddedPostgresServer.durable()
+                        : EmbeddedPostgresServer.fast();
+        kafka = bootstrap != null ? ExternalServers.kafka(bootstrap) : EmbeddedKafkaServer.start();
+    }
 
     String schema(String prefix) {
         return postgres.createSchema(prefix);

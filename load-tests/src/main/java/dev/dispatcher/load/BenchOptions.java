@@ -28,17 +28,23 @@ import java.util.Map;
  * @param inboxConcurrency inbox mode: the consumer's concurrency ({@code --concurrency}, else the default)
  * @param receiverDelayMs inbox mode: how long the webhook receiver takes per call
  * @param failEvery inbox mode: the receiver answers 503 once for every this-many-th id (0: never)
+ * @param pgUrl an external PostgreSQL ({@code jdbc:postgresql://host:port/db}), or null for the embedded one
+ * @param pgUser its user
+ * @param pgPassword its password
+ * @param bootstrap an external Kafka's bootstrap servers, or null for the in-process broker
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
         int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
-        String handler, int inboxConcurrency, int receiverDelayMs, int failEvery) {
+        String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
+        String pgPassword, String bootstrap) {
 
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: drain|latency|sweep|inbox [--n N] [--keys 64|hot|K] "
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
-                    + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K]");
+                    + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
+                    + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port]");
         }
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < args.length; i++) {
@@ -71,7 +77,9 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Integer.parseInt(o.getOrDefault("concurrency",
                         Integer.toString(InboxProperties.Consumer.DEFAULT_CONCURRENCY))),
                 Integer.parseInt(o.getOrDefault("receiver-delay-ms", "2")),
-                Integer.parseInt(o.getOrDefault("fail-every", "0")));
+                Integer.parseInt(o.getOrDefault("fail-every", "0")),
+                o.get("pg-url"), o.getOrDefault("pg-user", "postgres"), o.getOrDefault("pg-password", "postgres"),
+                o.get("bootstrap"));
     }
 
     /** SQL expression for the key of generated row {@code g} (1-based). */

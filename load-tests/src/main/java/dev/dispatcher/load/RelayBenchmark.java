@@ -5,12 +5,9 @@ import dev.dispatcher.app.outbox.OutboxListener;
 import dev.dispatcher.app.outbox.Relay;
 import dev.dispatcher.app.outbox.RelayBreaker;
 import dev.dispatcher.app.outbox.RelaySettings;
-import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.app.store.OutboxStore;
-import dev.dispatcher.app.store.TransitionRequest;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
-import dev.dispatcher.domain.Transition;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
@@ -31,16 +28,14 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Relay and inbox benchmarks. Modes:
  * <ul>
  *   <li>{@code drain}: seed N rows directly, start the relay, time until a consumer has seen all N ids; in the same
- *       run, the naive baseline relay drains the same N and the PostgreSQL-only ceiling (the relay's own claim and
- *       completion statements back to back in batches, no Kafka) is measured. RESULT {@code relay-drain}.</li>
+ *       run, the naive baseline relay drains up to 20,000 rows and the fixed PostgreSQL-only reference ceiling
+ *       ({@link PgCeiling}: claim and complete 500 rows, 2 loops, no Kafka, never the relay's own statements) is
+ *       measured on N rows of its own table. RESULT {@code relay-drain}.</li>
  *   <li>{@code latency}: one-row transactions at a fixed offered rate, commit-to-Kafka latency percentiles from the
  *       consumer. RESULT {@code relay-latency}.</li>
  *   <li>{@code sweep}: batch size x publish concurrency x in-flight batches, a table, RESULT {@code relay-sweep}
@@ -58,15 +53,17 @@ public final class RelayBenchmark {
     public static void main(String[] args) throws Exception {
         BenchOptions o = BenchOptions.parse(args);
         String result;
-        try (BenchEnvironment env = new BenchEnvironment()) {
+        try (BenchEnvironment env = new BenchEnvironment(o.pgUrl(), o.pgUser(), o.pgPassword(), o.bootstrap())) {
             warmUp(env, o);
             result = switch (o.mode()) {
                 case "drain" -> drain(env, o);
                 case "latency" -> latency(env, o);
                 case "sweep" -> sweep(env, o);
                 case "inbox" -> InboxBenchmark.run(env, o);
+                case "scale" -> ScalingBenchmark.run(env, o);
+                case "blackbox" -> BlackBoxDrain.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox");
+                        + ": drain|latency|sweep|inbox|scale|blackbox");
             };
         }
         System.out.println("RESULT " + result);
@@ -79,7 +76,7 @@ public final class RelayBenchmark {
      * the steady rate. The naive baseline and the ceiling run later in the same, warm JVM.
      */
     private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
-        if (o.warmup() > 0 && !o.mode().equals("inbox")) { // the inbox mode warms its own consumer up
+        if (o.warmup() > 0 && List.of("drain", "latency", "sweep").contains(o.mode())) { // the others warm their own
             DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
             System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                     w.msgsPerSecond());
@@ -94,7 +91,7 @@ public final class RelayBenchmark {
 
     static String drain(BenchEnvironment env, BenchOptions o) throws Exception {
         DrainRun relay = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.n());
-        double ceiling = pgCeiling(env, o);
+        double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
         int baselineN = Math.min(o.n(), 20_000);
         double baseline = o.baseline() ? naiveDrain(env, o, baselineN) : 0;
         Map<String, Object> r = common(env, o, "relay-drain");
@@ -104,7 +101,7 @@ public final class RelayBenchmark {
         r.put("baseline_n", baselineN);
         r.put("pg_ceiling_msgs_per_s", round(ceiling));
         r.put("ratio_to_baseline", baseline > 0 ? round(relay.msgsPerSecond() / baseline) : 0);
-        r.put("ratio_to_pg_ceiling", round(relay.msgsPerSecond() / ceiling));
+        r.put("ratio_to_ceiling", round2(relay.msgsPerSecond() / ceiling));
         r.put("lost", relay.lost());
         r.put("duplicates", relay.duplicates());
         r.put("batch_size", o.batchSize());
@@ -121,13 +118,8 @@ public final class RelayBenchmark {
         Set<String> ids = env.seed(schema, topic, o, n);
         try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", inFlight * 2 + 4);
-            RelaySettings settings = new RelaySettings("bench-relay", batch, inFlight, concurrency,
-                    Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
-                    RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
-                            new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
-            SimpleMeterRegistry relayRegistry = new SimpleMeterRegistry();
-            Relay relay = new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create("bench"),
-                    new DispatcherMetrics(relayRegistry), () -> false);
+            Relay relay = newRelay(env, pool, "bench-relay", o, batch, concurrency, inFlight,
+                    new DispatcherMetrics(new SimpleMeterRegistry()));
             OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
             listener.start();
             long start = System.nanoTime();
@@ -146,6 +138,17 @@ public final class RelayBenchmark {
         }
     }
 
+    /** A relay on {@code pool} with the benchmark's settings (retries fast and bounded), not started. */
+    static Relay newRelay(BenchEnvironment env, ConnectionPool pool, String workerId, BenchOptions o, int batch,
+            int concurrency, int inFlight, DispatcherMetrics metrics) {
+        RelaySettings settings = new RelaySettings(workerId, batch, inFlight, concurrency,
+                Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
+                RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
+                        new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
+        return new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create(workerId), metrics,
+                () -> false);
+    }
+
     static double naiveDrain(BenchEnvironment env, BenchOptions o, int n) throws Exception {
         String schema = env.schema("naive");
         String topic = "bench-" + schema;
@@ -156,38 +159,6 @@ public final class RelayBenchmark {
         double rate = sent / ((System.nanoTime() - start) / 1e9);
         System.out.printf(Locale.ROOT, "baseline: naive relay drained %d messages at %.0f msgs/s%n", sent, rate);
         return rate;
-    }
-
-    /** The relay's claim and Deliver statements back to back, as many loops as in-flight batches, no Kafka. */
-    static double pgCeiling(BenchEnvironment env, BenchOptions o) throws Exception {
-        String schema = env.schema("ceiling");
-        env.seed(schema, "ceiling", o, o.n());
-        ConnectionPool pool = env.pool(schema, "bench-ceiling", o.inFlight() + 2);
-        OutboxStore store = OutboxStore.r2dbc(pool);
-        AtomicLong done = new AtomicLong();
-        long start = System.nanoTime();
-        Flux.range(0, o.inFlight())
-                .flatMap(loop -> Mono.defer(() -> store.claimBatch("ceiling-" + loop, o.batchSize(),
-                                        Duration.ofSeconds(30), o.ordering()))
-                        .flatMap(batch -> batch.isEmpty() ? Mono.just(0) : store.transition(deliverAll(batch))
-                                .map(results -> {
-                                    done.addAndGet(results.size());
-                                    return results.size();
-                                }))
-                        .repeat()
-                        // an empty claim ends this loop: what is left is leased by the other loops, which finish it
-                        .takeUntil(count -> count == 0)
-                        .then())
-                // the harness's main thread waits here; no Reactor thread blocks
-                .blockLast();
-        double rate = done.get() / ((System.nanoTime() - start) / 1e9);
-        System.out.printf(Locale.ROOT, "ceiling: PostgreSQL-only claim+complete of %d rows at %.0f rows/s%n",
-                done.get(), rate);
-        return rate;
-    }
-
-    private static List<TransitionRequest> deliverAll(List<ClaimedMessage> batch) {
-        return batch.stream().map(m -> new TransitionRequest(m.leased(), new Transition.Deliver())).toList();
     }
 
     // ------------------------------------------------------------------ latency
@@ -376,6 +347,11 @@ public final class RelayBenchmark {
         r.put("payload_bytes", o.payloadBytes());
         r.put("warmup_n", o.warmup());
         return r;
+    }
+
+    /** Two decimals, for ratios below 1. */
+    static double round2(double v) {
+        return Math.round(v * 100) / 100.0;
     }
 
     static double round(double v) {

@@ -32,6 +32,7 @@ class RelayBenchmarkQuickIT {
         assertThat(number(result, "msgs_per_s")).isPositive();
         assertThat(number(result, "baseline_msgs_per_s")).isPositive();
         assertThat(number(result, "pg_ceiling_msgs_per_s")).isPositive();
+        assertThat(number(result, "ratio_to_ceiling")).isPositive();
         assertThat(number(result, "lost")).isZero();
         assertThat(number(result, "duplicates")).isZero();
     }

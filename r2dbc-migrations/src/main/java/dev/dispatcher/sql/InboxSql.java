@@ -68,7 +68,7 @@ public final class InboxSql {
             )
             UPDATE inbox_message o
                SET lease_owner = $2,
-                   lease_token = gen_random_uuid(),
+                   lease_token = %3$s,
                    lease_until = now() + $3::bigint * interval '1 millisecond',
                    attempts = o.attempts + 1,
                    last_attempt_at = now()
@@ -78,7 +78,7 @@ public final class InboxSql {
                       o.message_key, o.event_type, o.headers::text AS headers, o.payload, o.status, o.attempts,
                       o.version, o.lease_owner, o.lease_token, o.lease_until, o.created_at,
                       (c.previous_lease_until IS NOT NULL) AS lease_expired
-            """.formatted(LIVE, CLAIMABLE);
+            """.formatted(LIVE, CLAIMABLE, LeasedTableSql.BATCH_TOKEN);
 
     /**
      * Applies a batch of lease transitions of one consumer's rows in one round trip and returns what is needed to
@@ -91,6 +91,12 @@ public final class InboxSql {
 
     /** {@link #TRANSITION} for exactly one request, scalar parameters ({@link LeasedTableSql#transitionOne}). */
     public static final String TRANSITION_ONE = LeasedTableSql.transitionOne(LeasedTableSql.INBOX);
+
+    /**
+     * Deliver (COMPLETED) of consumer {@code $3}'s rows still held under one batch's token, one guarded UPDATE
+     * (parameters and concurrency argument at {@link LeasedTableSql#deliverLeased}). Index: the primary key.
+     */
+    public static final String DELIVER_LEASED = LeasedTableSql.deliverLeased(LeasedTableSql.INBOX);
 
     /**
      * Deletes up to {@code $4} rows of consumer {@code $1} in terminal status {@code $2} that finished more than

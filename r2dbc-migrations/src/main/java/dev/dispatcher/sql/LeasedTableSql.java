@@ -25,6 +25,15 @@ public final class LeasedTableSql {
     }
 
     /**
+     * The lease token a claim statement gives every row it leases: one fresh token per claimed batch, not per row.
+     * An uncorrelated scalar subquery is an InitPlan, evaluated once per execution although the function is
+     * volatile. One token per batch is what lets {@link #deliverLeased} finish a whole batch with one guarded
+     * UPDATE; the token still identifies exactly one lease (every claim draws a new one), which is all the
+     * classification needs.
+     */
+    public static final String BATCH_TOKEN = "(SELECT gen_random_uuid())";
+
+    /**
      * The kinds of lease transition, with the value the {@link #transition} statement switches on. One place for
      * these values: callers map their transition types to a kind, never a metric tag or a free string.
      */
@@ -195,6 +204,57 @@ public final class LeasedTableSql {
                 """.formatted(t.name(), t.idType(), id, t.scoped("k"), t.scoped("t"), LIVE,
                 Kind.DELIVER.literal(), t.successStatus(), Kind.RETRY.literal(), Kind.DEAD_LETTER.literal(),
                 Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"), CLASSIFIED_COLUMNS);
+    }
+
+    /**
+     * The fast path of {@code Deliver}: finishes the rows of {@code $1} (array of ids) still held under the one
+     * lease token {@code $2} (one claimed batch's) with one guarded UPDATE, the statement PostgreSQL needs at least
+     * for this work; for a scoped table {@code $3} is the scope. Returns one row per input id that is written
+     * ({@code written} true, the written row) or existed in the statement's snapshot without being written
+     * ({@code written} false, the row as the snapshot saw it), with {@code id}, {@code status}, {@code lease_token},
+     * {@code lease_until}, {@code version}, {@code attempts} and {@code db_now}. An id not returned did not exist
+     * when the statement began.
+     *
+     * <p>The guard is the one {@link #transition} writes under (our token, lease not ended, live status), on the
+     * target row's own columns: under READ COMMITTED PostgreSQL re-checks it on the newest row version after
+     * waiting for a concurrent writer, so a row re-leased, finished or deleted by anyone else is never written here.
+     * Rows not written are the exception (lost leases, operator mutations, deletions): the caller classifies them
+     * with {@link #transition}, passing this statement's snapshot view and time, so a writer that committed while
+     * this statement waited is still reported as {@code ConcurrencyLost}, exactly as if {@link #transition} alone
+     * had run. What it saves: the classified statement first locks every row ({@code FOR NO KEY UPDATE}, a WAL
+     * record per row) and then updates it; here each row is written once. The snapshot probes run only for inputs
+     * not written, so an all-delivered batch costs none.
+     *
+     * <p>Lock order: the rows are locked in the order the plan visits them (the primary key index with the sorted
+     * array, or heap order), not necessarily id order. Competing multi-row writers of the same rows are rare (only
+     * after a lease ran out and another worker took the row); a deadlock between them is reported by PostgreSQL
+     * (40P01), which the callers retry as transient, and nothing is written by the aborted statement. Index: the
+     * primary key. Clock: {@code statement_timestamp()}, as {@link #transition}.
+     */
+    public static String deliverLeased(Table t) {
+        String scope = t.scopeColumn() == null ? "" : " AND %s." + t.scopeColumn() + " = $3";
+        return """
+                WITH upd AS (
+                    UPDATE %1$s t
+                       SET status = '%4$s', version = t.version + 1, lease_until = NULL,
+                           %5$s = statement_timestamp()
+                     WHERE t.%3$s = ANY($1::%2$s[])%6$s
+                       AND t.lease_token = $2::uuid AND t.lease_until IS NOT NULL AND t.status IN %8$s
+                    RETURNING t.%3$s AS id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
+                )
+                SELECT u.id, true AS written, u.status, u.lease_token, u.lease_until, u.version, u.attempts,
+                       statement_timestamp() AS db_now
+                  FROM upd u
+                UNION ALL
+                -- Every part of one statement reads the same snapshot: after upd this still sees the rows as they
+                -- were when the statement began.
+                SELECT s.%3$s, false, s.status, s.lease_token, s.lease_until, s.version, s.attempts,
+                       statement_timestamp()
+                  FROM %1$s s
+                 WHERE s.%3$s IN (SELECT i.id FROM unnest($1::%2$s[]) AS i(id)
+                                   WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = i.id))%7$s
+                """.formatted(t.name(), t.idType(), t.idColumn(), t.successStatus(), t.successAtColumn(),
+                scope.formatted("t"), scope.formatted("s"), LIVE);
     }
 
     /**

@@ -24,15 +24,17 @@ public interface LeasedQueue<M extends Claimed> {
 
     /**
      * Claims up to {@code limit} claimable rows for {@code owner} in one statement ({@code FOR UPDATE SKIP LOCKED}):
-     * each gets a fresh lease token, a lease of {@code lease} from database time, and one more attempt. An empty
-     * list means nothing is claimable now.
+     * the batch gets one fresh lease token, each row a lease of {@code lease} from database time and one more
+     * attempt. An empty list means nothing is claimable now.
      */
     Mono<List<M>> claim(String owner, int limit, Duration lease);
 
     /**
-     * Writes a batch of lease transitions in one statement and classifies each into a sealed outcome. Requests for
-     * the same id are de-duplicated (the first wins): one result per distinct id, in first-occurrence order. Safe to
-     * repeat after an ambiguous failure: a lost commit acknowledgement is recognised as our own write.
+     * Writes a batch of lease transitions and classifies each into a sealed outcome: one guarded UPDATE for the
+     * Deliver requests of one claimed batch (two or more), one classified statement for the other requests and for the rows that
+     * UPDATE did not write (so a fully published batch is one statement). Requests for the same id are
+     * de-duplicated (the first wins): one result per distinct id, in first-occurrence order. Safe to repeat after an
+     * ambiguous failure: a lost commit acknowledgement is recognised as our own write.
      */
     Mono<List<TransitionResult>> transition(List<TransitionRequest> requests);
 

@@ -104,9 +104,13 @@ final class R2dbcInboxStore implements InboxStore {
     private final class ConsumerRows implements Consumer {
 
         private final String consumer;
+        /** Fast Deliver of a batch, the classified statement for the rest ({@link LeasedTransitions}). */
+        private final LeasedTransitions transitions;
 
         ConsumerRows(String consumer) {
             this.consumer = consumer;
+            this.transitions = new LeasedTransitions(Queue.INBOX, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE,
+                    InboxSql.DELIVER_LEASED, false, consumer);
         }
 
         @Override
@@ -156,12 +160,7 @@ final class R2dbcInboxStore implements InboxStore {
         }
 
         private Flux<TransitionResult> execute(Connection c, List<TransitionRequest> requests) {
-            return Flux.defer(() -> {
-                TransitionBatch batch = new TransitionBatch(Queue.INBOX, requests);
-                return Flux.from(batch.statement(c, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE, false, consumer)
-                                .execute())
-                        .flatMap(r -> r.map(batch::classify));
-            });
+            return transitions.run(c, requests);
         }
 
         @Override

@@ -23,6 +23,10 @@ import reactor.core.publisher.Mono;
 /** {@link OutboxStore} on R2DBC and PostgreSQL. Thread-safe; the per-key walk cursor is the only shared state. */
 final class R2dbcOutboxStore implements OutboxStore {
 
+    /** Fast Deliver of a batch, the classified statement for the rest ({@link LeasedTransitions}). */
+    private static final LeasedTransitions TRANSITIONS = new LeasedTransitions(Queue.OUTBOX, OutboxSql.TRANSITION,
+            OutboxSql.TRANSITION_ONE, OutboxSql.DELIVER_LEASED, true, null);
+
     private final ConnectionFactory connections;
     private final Ordering ordering;
     /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
@@ -101,13 +105,7 @@ final class R2dbcOutboxStore implements OutboxStore {
         if (requests.isEmpty()) {
             return Mono.just(List.of());
         }
-        return Mono.defer(() -> {
-            TransitionBatch batch = new TransitionBatch(Queue.OUTBOX, requests);
-            return run(c -> Flux.from(batch.statement(c, OutboxSql.TRANSITION, OutboxSql.TRANSITION_ONE, true, null)
-                                    .execute())
-                            .flatMap(r -> r.map(batch::classify)))
-                    .collectList();
-        });
+        return run(c -> TRANSITIONS.run(c, requests)).collectList();
     }
 
     @Override

@@ -124,12 +124,22 @@ final class TransitionBatch {
 
     /** Classifies one returned row, whose {@code id} column is read as text. */
     public TransitionResult classify(Readable row) {
+        MessageId messageId = MessageId.of(String.valueOf(row.get("id", Object.class)));
+        return classify(row, state(row, "snap", messageId), null);
+    }
+
+    /**
+     * Classifies one returned row with the snapshot view and time of an earlier statement of the same invocation
+     * (the fast Deliver that did not write this row; see {@link LeasedTransitions}) instead of this statement's.
+     * {@code now} null: this statement's time (the earlier statement saw no row, so its time is not needed).
+     */
+    TransitionResult classify(Readable row, Optional<MessageState> snapshot, Instant now) {
         String id = String.valueOf(row.get("id", Object.class));
         TransitionRequest request = distinct.get(id);
         MessageId messageId = MessageId.of(id);
-        return TransitionClassifier.classify(queue, request.transition(), request.leased(),
-                state(row, "snap", messageId), state(row, "cur", messageId), state(row, "upd", messageId),
-                row.get("db_now", Instant.class));
+        return TransitionClassifier.classify(queue, request.transition(), request.leased(), snapshot,
+                state(row, "cur", messageId), state(row, "upd", messageId),
+                now != null ? now : row.get("db_now", Instant.class));
     }
 
     private static Optional<MessageState> state(Readable row, String prefix, MessageId id) {

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.domain.LeasedMessage;
 import dev.dispatcher.domain.MessageState;
 import dev.dispatcher.domain.Transition;
 import dev.dispatcher.domain.TransitionOutcome;
@@ -56,6 +57,18 @@ abstract class LeasedQueueContract<M extends Claimed> {
     static final Duration BLOCK = Duration.ofSeconds(20);
     static final Duration LEASE = Duration.ofSeconds(30);
     private static final Transition DELIVER = new Transition.Deliver();
+
+    /** Deliver alone: the one-row classified statement. */
+    static final String ONE_ROW_FORM = "one-row form";
+    /** Deliver first, beside another lease's Deliver: one request per lease, so the classified array form. */
+    static final String ARRAY_FORM = "array form";
+    /** Deliver after another lease's Deliver: the classified array form, inputs in the other order. */
+    static final String CLASSIFIED_FORM = "classified form";
+    /**
+     * Deliver with a second row of the same lease: both in the fast statement; a row it did not write is
+     * classified by the one-row form with the fast statement's snapshot.
+     */
+    static final String FAST_BATCH_FORM = "fast batch form";
 
     final PostgresServer postgres = TestServers.postgres();
     final String schema = postgres.createSchema(prefix());
@@ -107,15 +120,20 @@ abstract class LeasedQueueContract<M extends Claimed> {
     // ---------------------------------------------------------------- claims
 
     @Test
-    void claimLeasesVisibleRowsInInsertOrderWithFreshTokensAndCountsAnAttempt() throws Exception {
+    void claimLeasesVisibleRowsInInsertOrderWithOneFreshTokenPerBatchAndCountsAnAttempt() throws Exception {
         String first = insert();
         String second = insert();
         String later = insert(Duration.ofMinutes(10));
 
         List<M> claimed = claim("worker-a", 10);
+        insert();
+        M next = claimOne("worker-a");
 
         assertThat(claimed).extracting(m -> m.leased().id().value()).containsExactly(first, second);
-        assertThat(claimed).extracting(m -> m.leased().lease().token()).doesNotHaveDuplicates();
+        assertThat(claimed).extracting(m -> m.leased().lease().token()).containsOnly(
+                claimed.getFirst().leased().lease().token());
+        assertThat(next.leased().lease().token()).as("every claim draws a new token")
+                .isNotEqualTo(claimed.getFirst().leased().lease().token());
         for (M m : claimed) {
             Row row = existing(m.leased().id().value());
             assertThat(row.leaseOwner()).isEqualTo("worker-a");
@@ -268,7 +286,7 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"one-row form", "array form"})
+    @ValueSource(strings = {ONE_ROW_FORM, ARRAY_FORM, CLASSIFIED_FORM, FAST_BATCH_FORM})
     void operatorCommittingWhileDeliverWaitsIsConcurrencyLostAndTheWinnerIsKept(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
@@ -295,7 +313,7 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"one-row form", "array form"})
+    @ValueSource(strings = {ONE_ROW_FORM, ARRAY_FORM, CLASSIFIED_FORM, FAST_BATCH_FORM})
     void ownRenewalCommittingWhileDeliverWaitsDoesNotLoseTheDeliver(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
@@ -331,7 +349,7 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"one-row form", "array form"})
+    @ValueSource(strings = {ONE_ROW_FORM, ARRAY_FORM, CLASSIFIED_FORM, FAST_BATCH_FORM})
     void rowDeletedWhileDeliverWaitsIsMissingWithOurLeasedSnapshot(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
@@ -348,6 +366,66 @@ abstract class LeasedQueueContract<M extends Claimed> {
         assertThat(result.outcome()).isEqualTo(TransitionOutcome.MISSING);
         assertThat(result.entry()).isEqualTo(a.leased().asState());
         assertThat(row(id)).isEmpty();
+    }
+
+    @Test
+    void deliverOfABatchWritesOnlyRowsStillHeldAndClassifiesEveryOtherRowAsBefore() throws Exception {
+        String taken = insert();
+        String deleted = insert();
+        String deadLettered = insert();
+        String held = insert();
+        List<M> batch = claim("worker-a", 10);
+        assertThat(batch).extracting(m -> m.leased().id().value()).containsExactly(taken, deleted, deadLettered, held);
+        expireLease(taken);
+        M thief = claimOne("worker-b");
+        delete(deleted);
+        update("status = 'DEAD_LETTERED', lease_token = NULL, lease_until = NULL, version = version + 1, "
+                + "dead_lettered_at = now(), last_error = 'operator'", deadLettered);
+        Row takenBefore = existing(taken);
+        Row deadLetteredBefore = existing(deadLettered);
+
+        List<TransitionResult> results = queue.transition(batch.stream()
+                .map(m -> new TransitionRequest(m.leased(), DELIVER)).toList()).block(BLOCK);
+
+        assertThat(results).extracting(r -> r.entry().id().value()).containsExactly(taken, deleted, deadLettered, held);
+        assertThat(results).extracting(TransitionResult::outcome).containsExactly(TransitionOutcome.STALE_LEASE,
+                TransitionOutcome.MISSING, TransitionOutcome.TERMINAL, TransitionOutcome.APPLIED);
+        assertThat(existing(taken)).as("the thief's lease is untouched").isEqualTo(takenBefore);
+        assertThat(existing(taken).leaseToken()).isEqualTo(thief.leased().lease().token());
+        assertEntryIsRow(results.get(0).entry(), takenBefore);
+        assertThat(results.get(1).entry()).isEqualTo(batch.get(1).leased().asState());
+        assertThat(row(deleted)).isEmpty();
+        assertThat(existing(deadLettered)).isEqualTo(deadLetteredBefore);
+        assertEntryIsRow(results.get(2).entry(), deadLetteredBefore);
+        Row delivered = existing(held);
+        assertThat(delivered.status()).isEqualTo(successStatus());
+        assertThat(delivered.version()).isEqualTo(1);
+        assertThat(delivered.leaseUntil()).isNull();
+        assertThat(delivered.finishedAt()).isNotNull();
+        assertEntryIsRow(results.get(3).entry(), delivered);
+    }
+
+    @Test
+    void deliverBesideOtherTransitionsOfTheSameBatchWritesEachOnce() throws Exception {
+        String published = insert();
+        String failed = insert();
+        String poisoned = insert();
+        List<M> batch = claim("worker-a", 10);
+
+        List<TransitionResult> results = queue.transition(List.of(
+                new TransitionRequest(batch.get(0).leased(), DELIVER),
+                new TransitionRequest(batch.get(1).leased(), new Transition.ScheduleRetry(Duration.ofMinutes(1), "x")),
+                new TransitionRequest(batch.get(2).leased(), new Transition.DeadLetter("poison")))).block(BLOCK);
+
+        assertThat(results).extracting(r -> r.entry().id().value()).containsExactly(published, failed, poisoned);
+        assertThat(results).extracting(TransitionResult::outcome).containsOnly(TransitionOutcome.APPLIED);
+        assertThat(existing(published).status()).isEqualTo(successStatus());
+        assertThat(existing(failed).status()).isEqualTo("RETRY_SCHEDULED");
+        assertThat(existing(failed).lastError()).isEqualTo("x");
+        assertThat(existing(poisoned).status()).isEqualTo("DEAD_LETTERED");
+        for (String id : List.of(published, failed, poisoned)) {
+            assertThat(existing(id).version()).isEqualTo(1);
+        }
     }
 
     @Test
@@ -376,7 +454,7 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"one-row form", "array form"})
+    @ValueSource(strings = {ONE_ROW_FORM, ARRAY_FORM, CLASSIFIED_FORM, FAST_BATCH_FORM})
     void deliverRetriedAfterAnAmbiguousCommitIsRecognisedAsOwnWrite(String form) throws Exception {
         String id = insert();
         M a = claimOne("worker-a");
@@ -530,10 +608,19 @@ abstract class LeasedQueueContract<M extends Claimed> {
     CompletableFuture<TransitionResult> deliverInForm(M m, String form) throws Exception {
         List<TransitionRequest> requests = new java.util.ArrayList<>();
         requests.add(new TransitionRequest(m.leased(), DELIVER));
-        if (form.equals("array form")) {
-            insert();
-            M companion = claimOne("worker-companion");
-            requests.add(new TransitionRequest(companion.leased(), DELIVER));
+        switch (form) {
+            case ONE_ROW_FORM -> {
+            }
+            case ARRAY_FORM -> requests.add(new TransitionRequest(companion().leased(), DELIVER));
+            case CLASSIFIED_FORM -> requests.addFirst(new TransitionRequest(companion().leased(), DELIVER));
+            case FAST_BATCH_FORM -> {
+                // a second row of m's own claimed batch: the companion's lease moved under m's token
+                LeasedMessage other = companion().leased();
+                update("lease_token = '" + m.leased().lease().token() + "'", other.id().value());
+                requests.add(new TransitionRequest(new LeasedMessage(other.id(), m.leased().lease(),
+                        other.version(), other.attempts(), other.status(), other.key(), other.seq()), DELIVER));
+            }
+            default -> throw new IllegalArgumentException(form);
         }
         String id = m.leased().id().value();
         return queue.transition(requests)
@@ -542,6 +629,12 @@ abstract class LeasedQueueContract<M extends Claimed> {
                     return results.stream().filter(r -> r.entry().id().value().equals(id)).findFirst().orElseThrow();
                 })
                 .toFuture();
+    }
+
+    /** A second, unrelated row, claimed under its own lease. */
+    private M companion() throws SQLException {
+        insert();
+        return claimOne("worker-companion");
     }
 
     LeasedQueue<M> queue() {

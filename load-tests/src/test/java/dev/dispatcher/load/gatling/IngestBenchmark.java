@@ -2,6 +2,7 @@ package dev.dispatcher.load.gatling;
 
 import dev.dispatcher.load.ExternalServers;
 import dev.dispatcher.load.RelayBenchmark;
+import dev.dispatcher.load.ServiceProcess;
 import dev.dispatcher.testkit.EmbeddedKafkaServer;
 import dev.dispatcher.testkit.EmbeddedPostgresServer;
 import dev.dispatcher.testkit.KafkaServer;

@@ -1,4 +1,4 @@
-package dev.dispatcher.load.gatling;
+package dev.dispatcher.load;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -19,9 +19,10 @@ import java.util.stream.Stream;
  * waits until {@code /actuator/health} answers {@code UP}. Closing stops it gracefully (SIGTERM), as a platform
  * would, and waits for it to exit.
  */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
 
-    final String baseUrl;
+    /** Where the service listens, {@code http://localhost:<port>}. */
+    public final String baseUrl;
     private final Process process;
 
     private ServiceProcess(String baseUrl, Process process) {
@@ -33,7 +34,7 @@ final class ServiceProcess implements AutoCloseable {
      * Starts the service from {@code jar} with {@code arguments} (Spring properties as {@code --name=value}) and
      * {@code jvmOptions}, logging to {@code log}.
      */
-    static ServiceProcess start(Path jar, List<String> jvmOptions, List<String> arguments, Path log)
+    public static ServiceProcess start(Path jar, List<String> jvmOptions, List<String> arguments, Path log)
             throws IOException, InterruptedException {
         int port = freePort();
         List<String> command = new ArrayList<>();
@@ -52,7 +53,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** dispatcher-app's exec jar next to this module, or the one {@code -Ddispatcher.service.jar} names. */
-    static Path defaultJar() throws IOException {
+    public static Path defaultJar() throws IOException {
         String configured = System.getProperty("dispatcher.service.jar");
         if (configured != null && !configured.isBlank()) {
             return Path.of(configured);
@@ -96,12 +97,12 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** The service's process id, for profiling and CPU accounting. */
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** CPU time the service's process has used so far. */
-    Duration cpu() {
+    public Duration cpu() {
         return process.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
     }
 

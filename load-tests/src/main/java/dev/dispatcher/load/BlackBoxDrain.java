@@ -1,0 +1,117 @@
+package dev.dispatcher.load;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code blackbox}: the relay as users deploy it, the service jar started with {@code java -jar} ({@link
+ * ServiceProcess}, default settings but {@code --ordering}) on the harness's PostgreSQL and Kafka (embedded, or
+ * external with {@code --pg-url} and {@code --bootstrap}). It first drains {@code --warmup} rows to a topic of their
+ * own, then N rows inserted by one {@code INSERT ... SELECT}. {@code msgs_per_s} counts from the first claim to the
+ * last delivery by the rows' own timestamps ({@code last_attempt_at}, {@code delivered_at}); {@code
+ * end_to_end_msgs_per_s} from before the insert until the harness's consumer has seen all N ids, seeding included.
+ * The reference ceiling runs on the same database after the drain. RESULT {@code relay-drain}.
+ */
+final class BlackBoxDrain {
+
+    private BlackBoxDrain() {
+    }
+
+    static String run(BenchEnvironment env, BenchOptions o) throws Exception {
+        String schema = "blackbox_" + Long.toHexString(System.nanoTime());
+        String topic = "bench-" + schema;
+        String warmTopic = topic + "-warm";
+        env.kafka.createTopic(topic, 6);
+        env.kafka.createTopic(warmTopic, 6);
+        double byRows;
+        double endToEnd;
+        long lost;
+        long duplicates;
+        try (ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(), List.of(), List.of(
+                        "--spring.r2dbc.url=" + env.postgres.r2dbcUrl(),
+                        "--spring.r2dbc.username=" + env.postgres.username(),
+                        "--spring.r2dbc.password=" + env.postgres.password(),
+                        "--spring.kafka.bootstrap-servers=" + env.kafka.bootstrapServers(),
+                        "--dispatcher.schema=" + schema,
+                        "--dispatcher.relay.ordering=" + o.orderingName(),
+                        // ingest is not used; a token keeps the security configuration complete
+                        "--dispatcher.security.tokens[0].name=bench",
+                        "--dispatcher.security.tokens[0].sha256=" + "0".repeat(64),
+                        "--dispatcher.security.tokens[0].roles=PRODUCER"),
+                Path.of("target", "blackbox-service.log"))) {
+            System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s%n", service.pid(), service.baseUrl);
+            if (o.warmup() > 0) {
+                env.seed(schema, warmTopic, o, o.warmup());
+                awaitEmpty(env, schema);
+                System.out.printf(Locale.ROOT, "warm-up: %d messages delivered (not reported)%n", o.warmup());
+            }
+            try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+                long start = System.nanoTime();
+                env.seed(schema, topic, o, o.n());
+                boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
+                endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
+                byRows = rowsRate(env, schema, topic);
+                lost = confirmed.lost(ids(env, schema, topic));
+                duplicates = confirmed.duplicates();
+                System.out.printf(Locale.ROOT, "blackbox: %.0f msgs/s first claim to last delivery, %.0f end to end (%s)%n",
+                        byRows, endToEnd, all ? "all confirmed" : "NOT all confirmed");
+            }
+        }
+        double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
+        Map<String, Object> r = RelayBenchmark.common(env, o, "relay-drain");
+        r.put("n", o.n());
+        r.put("instances", 1);
+        r.put("msgs_per_s", RelayBenchmark.round(byRows));
+        r.put("end_to_end_msgs_per_s", RelayBenchmark.round(endToEnd));
+        r.put("baseline_msgs_per_s", 0);
+        r.put("pg_ceiling_msgs_per_s", RelayBenchmark.round(ceiling));
+        r.put("ratio_to_ceiling", RelayBenchmark.round2(byRows / ceiling));
+        r.put("lost", lost);
+        r.put("duplicates", duplicates);
+        return RelayBenchmark.json(r);
+    }
+
+    /** Waits until the schema's outbox has no live row (the harness's main thread: waiting is its job). */
+    private static void awaitEmpty(BenchEnvironment env, String schema) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        while (env.backlog(schema) != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+    }
+
+    /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */
+    private static double rowsRate(BenchEnvironment env, String schema, String topic) throws Exception {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT count(*) / greatest(extract(epoch FROM max(delivered_at) - min(last_attempt_at)), 0.001)
+                  FROM outbox_message WHERE topic = ? AND status = 'DELIVERED'
+                """)) {
+            s.setString(1, topic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getDouble(1);
+            }
+        }
+    }
+
+    private static Set<String> ids(BenchEnvironment env, String schema, String topic) throws Exception {
+        try (Connection c = env.jdbc(schema);
+             PreparedStatement s = c.prepareStatement("SELECT id::text FROM outbox_message WHERE topic = ?")) {
+            s.setString(1, topic);
+            Set<String> ids = new HashSet<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    ids.add(r.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+}

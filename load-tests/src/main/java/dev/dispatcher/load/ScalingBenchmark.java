@@ -1,0 +1,188 @@
+package dev.dispatcher.load;
+
+import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.outbox.OutboxListener;
+import dev.dispatcher.app.outbox.Relay;
+import dev.dispatcher.domain.Queue;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.r2dbc.pool.ConnectionPool;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code scale}: the same drain of N seeded rows by 1, 2 and 4 relay instances on one database, each instance in its
+ * own JVM (this class's {@link #main}, started with this JVM's class path), as separate services would run.
+ * Each instance first drains its own warm-up rows untimed, then all start together; the time runs until the
+ * harness's consumer has seen all N ids. Prints the curve and, per step, the Applied Deliver transitions counted
+ * by the instances' own metrics and summed (must equal N: no row delivered twice by two instances). RESULT
+ * {@code relay-drain} with {@code instances}, for the largest step, and the whole curve.
+ *
+ * <p>Runs with {@code java -cp} on the module's class path (not {@code exec:java}, whose class path is Maven's).
+ */
+final class ScalingBenchmark {
+
+    private static final int[] INSTANCES = {1, 2, 4};
+    private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
+
+    private ScalingBenchmark() {
+    }
+
+    /** One step of the curve. */
+    private record Step(int instances, double msgsPerSecond, long appliedDelivers, long lost, long duplicates) {
+    }
+
+    static String run(BenchEnvironment env, BenchOptions o) throws Exception {
+        List<Step> steps = new ArrayList<>();
+        for (int k : INSTANCES) {
+            Step step = step(env, o, k);
+            System.out.printf(Locale.ROOT, "scale: %d instance(s): %.0f msgs/s, Applied Deliver summed %d of %d, lost %d,"
+                    + " duplicates %d%n", k, step.msgsPerSecond(), step.appliedDelivers(), o.n(), step.lost(),
+                    step.duplicates());
+            steps.add(step);
+        }
+        double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
+        Step last = steps.getLast();
+        Map<String, Object> r = RelayBenchmark.common(env, o, "relay-drain");
+        r.put("n", o.n());
+        r.put("instances", last.instances());
+        r.put("msgs_per_s", RelayBenchmark.round(last.msgsPerSecond()));
+        r.put("baseline_msgs_per_s", 0);
+        r.put("pg_ceiling_msgs_per_s", RelayBenchmark.round(ceiling));
+        r.put("ratio_to_ceiling", RelayBenchmark.round2(last.msgsPerSecond() / ceiling));
+        r.put("curve", String.join(" ", steps.stream().map(s -> s.instances() + ":"
+                + Math.round(s.msgsPerSecond())).toList()));
+        r.put("applied_deliver_sums", String.join(" ", steps.stream().map(s -> s.instances() + ":"
+                + s.appliedDelivers()).toList()));
+        r.put("lost", steps.stream().mapToLong(Step::lost).sum());
+        r.put("duplicates", steps.stream().mapToLong(Step::duplicates).sum());
+        return RelayBenchmark.json(r);
+    }
+
+    private static Step step(BenchEnvironment env, BenchOptions o, int k) throws Exception {
+        String schema = env.schema("scale");
+        String topic = "bench-" + schema;
+        env.kafka.createTopic(topic, 6);
+        List<String> warmSchemas = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            String warm = env.schema("scalewarm");
+            env.kafka.createTopic("bench-" + warm, 6);
+            env.seed(warm, "bench-" + warm, o, Math.max(1, o.warmup() / 2));
+            warmSchemas.add(warm);
+        }
+        Set<String> ids = env.seed(schema, topic, o, o.n());
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+            CountDownLatch ready = new CountDownLatch(k);
+            AtomicLong applied = new AtomicLong();
+            List<Process> children = new ArrayList<>();
+            for (int i = 0; i < k; i++) {
+                Process p = child(env, o, schema, warmSchemas.get(i), "relay-" + i);
+                children.add(p);
+                Thread reader = new Thread(() -> readChild(p, ready, applied));
+                reader.setDaemon(true);
+                reader.start();
+            }
+            if (!ready.await(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                children.forEach(Process::destroy);
+                throw new IllegalStateException("relay instances not ready within " + READY_TIMEOUT);
+            }
+            long start = System.nanoTime();
+            for (Process p : children) {
+                OutputStream in = p.getOutputStream();
+                in.write("GO\n".getBytes(StandardCharsets.UTF_8));
+                in.flush();
+            }
+            confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
+            double rate = o.n() / ((System.nanoTime() - start) / 1e9);
+            for (Process p : children) {
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroy();
+                }
+            }
+            return new Step(k, rate, applied.get(), confirmed.lost(ids), confirmed.duplicates());
+        }
+    }
+
+    private static Process child(BenchEnvironment env, BenchOptions o, String schema, String warmSchema,
+            String workerId) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"), ScalingBenchmark.class.getName(),
+                env.postgres.jdbcUrl(), env.postgres.username(), env.postgres.password(), env.kafka.bootstrapServers(),
+                schema, warmSchema, workerId,
+                "drain", "--ordering", o.orderingName(), "--batch-size", Integer.toString(o.batchSize()),
+                "--in-flight", Integer.toString(o.inFlight()), "--concurrency", Integer.toString(o.concurrency()),
+                "--claim-linger-ms", Long.toString(o.claimLinger().toMillis())));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /** Reads a child's output: its READY and APPLIED lines; everything else (its logs) is dropped. */
+    private static void readChild(Process p, CountDownLatch ready, AtomicLong applied) {
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.equals("READY")) {
+                    ready.countDown();
+                } else if (line.startsWith("APPLIED ")) {
+                    applied.addAndGet(Long.parseLong(line.substring("APPLIED ".length()).trim()));
+                } else if (line.startsWith("FAILED")) {
+                    System.out.println("instance: " + line);
+                }
+            }
+        } catch (Exception e) {
+            System.out.println("instance output lost: " + e);
+        }
+    }
+
+    /**
+     * One relay instance: {@code pgUrl user password bootstrap schema warmSchema workerId drain --option value...}.
+     * Drains {@code warmSchema} untimed, prints READY, waits for GO on its input, drains {@code schema} until no
+     * live row is left, and prints {@code APPLIED <n>}: the Deliver transitions its metrics counted as applied.
+     */
+    public static void main(String[] args) throws Exception {
+        BenchOptions o = BenchOptions.parse(Arrays.copyOfRange(args, 7, args.length));
+        try (BenchEnvironment env = new BenchEnvironment(args[0], args[1], args[2], args[3])) {
+            drainUntilEmpty(env, o, args[5], args[6]);
+            System.out.println("READY");
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String go = in.readLine();
+            if (!"GO".equals(go)) {
+                System.out.println("FAILED expected GO, got " + go);
+                System.exit(1);
+            }
+            System.out.println("APPLIED " + drainUntilEmpty(env, o, args[4], args[6]));
+        } catch (Exception e) {
+            System.out.println("FAILED " + e);
+            throw e;
+        }
+        System.exit(0);
+    }
+
+    /** Runs a relay on {@code schema} until its backlog is empty; returns the Deliver transitions it applied. */
+    private static long drainUntilEmpty(BenchEnvironment env, BenchOptions o, String schema, String workerId)
+            throws Exception {
+        ConnectionPool pool = env.pool(schema, workerId, o.inFlight() * 2 + 4);
+        DispatcherMetrics metrics = new DispatcherMetrics(new SimpleMeterRegistry());
+        Relay relay = RelayBenchmark.newRelay(env, pool, workerId, o, o.batchSize(), o.concurrency(), o.inFlight(),
+                metrics);
+        OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
+        listener.start();
+        relay.start();
+        while (env.backlog(schema) != 0) { // this process's main thread: polling the backlog is its job
+            Thread.sleep(50);
+        }
+        relay.stop().block(Duration.ofSeconds(30));
+        listener.stop();
+        return metrics.totals(Queue.OUTBOX).succeeded();
+    }
+}

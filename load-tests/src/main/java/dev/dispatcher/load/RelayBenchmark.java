@@ -96,6 +96,7 @@ public final class RelayBenchmark {
         double baseline = o.baseline() ? naiveDrain(env, o, baselineN) : 0;
         Map<String, Object> r = common(env, o, "relay-drain");
         r.put("n", relay.n());
+        r.put("instances", 1);
         r.put("msgs_per_s", round(relay.msgsPerSecond()));
         r.put("baseline_msgs_per_s", round(baseline));
         r.put("baseline_n", baselineN);

@@ -29,6 +29,7 @@ class RelayBenchmarkQuickIT {
 
         assertThat(result).contains("\"name\":\"relay-drain\"", "\"pg_fsync\":true", "\"brokers\":1",
                 "\"ordering\":\"per-key\"", "\"keys\":\"64\"", "\"payload_bytes\":256", "\"n\":2000");
+        assertThat(number(result, "instances")).isEqualTo(1.0);
         assertThat(number(result, "msgs_per_s")).isPositive();
         assertThat(number(result, "baseline_msgs_per_s")).isPositive();
         assertThat(number(result, "pg_ceiling_msgs_per_s")).isPositive();

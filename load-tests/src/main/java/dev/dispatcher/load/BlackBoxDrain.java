@@ -83,7 +83,7 @@ final class BlackBoxDrain {
     private static void awaitEmpty(BenchEnvironment env, String schema) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
         while (env.backlog(schema) != 0 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
+            Thread.sleep(100); // the harness's main thread waits for the warm-up rows to drain
         }
     }
 

@@ -35,13 +35,16 @@ import java.util.Date;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -252,5 +255,25 @@ abstract class ApiTestSupport {
 
     static String uniqueTopic(String prefix) {
         return prefix + "." + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** The server process id of a JDBC connection, to find the statements it blocks in {@code pg_locks}. */
+    static int backendPid(Connection c) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT pg_backend_pid()"); ResultSet row = q.executeQuery()) {
+            row.next();
+            return row.getInt(1);
+        }
+    }
+
+    /** Posts one ingest body as the producer, without waiting; completes with the answer's status code. */
+    CompletableFuture<Integer> post(String body) {
+        return WebClient.builder()
+                .baseUrl("http://localhost:" + port).build()
+                .post().uri("/v1/messages")
+                .headers(h -> h.setBasicAuth("producer", "producer-pw"))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
+                .toFuture();
     }
 }

@@ -13,8 +13,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.MediaType;
-import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Single-message ingest is one autocommit statement (key lock and insert together); these races show it keeps the
@@ -118,16 +116,6 @@ class IngestConcurrencyIT extends ApiTestSupport {
                 .isEqualTo(1);
     }
 
-    private CompletableFuture<Integer> post(String body) {
-        return WebClient.builder().baseUrl("http://localhost:" + port).build()
-                .post().uri("/v1/messages")
-                .headers(h -> h.setBasicAuth("producer", "producer-pw"))
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
-                .toFuture();
-    }
-
     /** Inserts the row an ingest of {@code IngestApiIT.item(id, topic, key, payload)} would, without committing. */
     private static void insertUncommitted(Connection holder, UUID id, String topic, String key, String payload)
             throws SQLException {
@@ -138,13 +126,6 @@ class IngestConcurrencyIT extends ApiTestSupport {
             insert.setString(3, key);
             insert.setBytes(4, payload.getBytes(StandardCharsets.UTF_8));
             insert.executeUpdate();
-        }
-    }
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (PreparedStatement q = c.prepareStatement("SELECT pg_backend_pid()"); ResultSet row = q.executeQuery()) {
-            row.next();
-            return row.getInt(1);
         }
     }
 

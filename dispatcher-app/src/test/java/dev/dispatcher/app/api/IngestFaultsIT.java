@@ -167,21 +167,4 @@ class IngestFaultsIT extends ApiTestSupport {
         }
         return holder;
     }
-
-    private static int backendPid(Connection c) throws Exception {
-        try (PreparedStatement q = c.prepareStatement("SELECT pg_backend_pid()"); var row = q.executeQuery()) {
-            row.next();
-            return row.getInt(1);
-        }
-    }
-
-    private CompletableFuture<Integer> post(String body) {
-        return WebClient.builder().baseUrl("http://localhost:" + port).build()
-                .post().uri("/v1/messages")
-                .headers(h -> h.setBasicAuth("producer", "producer-pw"))
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
-                .toFuture();
-    }
 }

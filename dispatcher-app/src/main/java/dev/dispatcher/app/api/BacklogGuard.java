@@ -1,10 +1,9 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.store.Backlog;
 import java.time.Duration;
 import java.util.function.Supplier;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -27,9 +26,11 @@ final class BacklogGuard {
     private final Supplier<Mono<Long>> upperBound;
     private final Supplier<Mono<Backlog>> backlog;
     private final long maxBacklog;
-    /** The last count, or a bound below the limit; written by the refresh subscription only. */
+    /** The last count, or a bound below the limit; written by the refresh pass only. */
     private volatile long lastTotal;
-    private Disposable refreshing;
+    /** A failed check keeps the last result. */
+    private final PeriodicPass refreshing = new PeriodicPass(() -> current().doOnNext(t -> lastTotal = t).then(),
+            e -> { });
 
     BacklogGuard(Supplier<Mono<Long>> upperBound, Supplier<Mono<Backlog>> backlog, long maxBacklog) {
         this.upperBound = upperBound;
@@ -37,12 +38,8 @@ final class BacklogGuard {
         this.maxBacklog = maxBacklog;
     }
 
-    synchronized void start() {
-        if (refreshing == null) {
-            refreshing = Flux.interval(Duration.ZERO, REFRESH_EVERY).onBackpressureDrop()
-                    .concatMap(tick -> current().onErrorResume(e -> Mono.empty()))
-                    .subscribe(total -> lastTotal = total);
-        }
+    void start() {
+        refreshing.start(Duration.ZERO, REFRESH_EVERY);
     }
 
     /** The bound when it is below the limit (the count cannot reach it then), else the count. */
@@ -51,11 +48,8 @@ final class BacklogGuard {
                 : Mono.defer(backlog).map(Backlog::total));
     }
 
-    synchronized void stop() {
-        if (refreshing != null) {
-            refreshing.dispose();
-            refreshing = null;
-        }
+    void stop() {
+        refreshing.stop();
     }
 
     /** Completes empty when there is room, fails with a 429 problem otherwise. */

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.queue.Retention;
 import dev.dispatcher.app.store.Backlog;
 import java.time.Duration;
@@ -9,9 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Starts the configured consumers, the inbox retention and the inbox depth gauges with the application, and
@@ -26,7 +25,8 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
     private final Duration retentionEvery;
     private final DispatcherMetrics.QueueGauges gauges;
     private final Duration gaugesEvery;
-    private volatile Disposable gaugePolling;
+    /** The inbox's depth and age gauges, summed over the consumers. */
+    private final PeriodicPass gaugePolling;
     private volatile boolean running;
 
     InboxLifecycle(List<InboxConsumer> consumers, Retention retention, Duration retentionEvery,
@@ -36,24 +36,21 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
         this.retentionEvery = retentionEvery;
         this.gauges = gauges;
         this.gaugesEvery = gaugesEvery;
+        this.gaugePolling = new PeriodicPass(() -> Flux.fromIterable(this.consumers)
+                .concatMap(c -> c.rows().backlog())
+                .reduce(Backlog.EMPTY, (a, b) -> new Backlog(a.pending() + b.pending(),
+                        a.retryScheduled() + b.retryScheduled(),
+                        a.oldestAge().compareTo(b.oldestAge()) >= 0 ? a.oldestAge() : b.oldestAge()))
+                .doOnNext(b -> gauges.update(b.pending(), b.retryScheduled(), b.oldestAge()))
+                .then(),
+                e -> log.debug("inbox backlog poll failed: {}", e.toString()));
     }
 
     @Override
     public void start() {
         consumers.forEach(InboxConsumer::start);
         retention.start(retentionEvery);
-        gaugePolling = Flux.interval(gaugesEvery, gaugesEvery).onBackpressureDrop()
-                .concatMap(t -> Flux.fromIterable(consumers)
-                        .concatMap(c -> c.rows().backlog())
-                        .reduce(Backlog.EMPTY, (a, b) -> new Backlog(a.pending() + b.pending(),
-                                a.retryScheduled() + b.retryScheduled(),
-                                a.oldestAge().compareTo(b.oldestAge()) >= 0 ? a.oldestAge() : b.oldestAge()))
-                        .doOnNext(b -> gauges.update(b.pending(), b.retryScheduled(), b.oldestAge()))
-                        .onErrorResume(e -> {
-                            log.debug("inbox backlog poll failed: {}", e.toString());
-                            return Mono.empty();
-                        }))
-                .subscribe();
+        gaugePolling.start(gaugesEvery, gaugesEvery);
         running = true;
     }
 
@@ -71,9 +68,7 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
     @Override
     public void stop(Runnable callback) {
         retention.stop();
-        if (gaugePolling != null) {
-            gaugePolling.dispose();
-        }
+        gaugePolling.stop();
         Flux.fromIterable(consumers)
                 .flatMap(InboxConsumer::stop)
                 .then()

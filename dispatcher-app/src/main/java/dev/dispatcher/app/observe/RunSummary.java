@@ -8,8 +8,6 @@ import java.util.Locale;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -28,7 +26,7 @@ public final class RunSummary {
     private final boolean logLines;
     /** Totals at the previous line; touched only by the polling subscription. */
     private DispatcherMetrics.Totals last = new DispatcherMetrics.Totals(0, 0, 0, 0);
-    private volatile Disposable running;
+    private final PeriodicPass periodic;
 
     private final RateHistory history;
 
@@ -40,26 +38,16 @@ public final class RunSummary {
         this.metrics = metrics;
         this.interval = interval;
         this.logLines = logLines;
+        this.periodic = new PeriodicPass(() -> backlog.get().doOnNext(this::update).then(),
+                e -> log.debug("backlog poll failed: {}", e.toString()));
     }
 
-    public synchronized void start() {
-        if (running == null) {
-            running = Flux.interval(interval, interval).onBackpressureDrop()
-                    .concatMap(t -> backlog.get()
-                            .doOnNext(this::update)
-                            .onErrorResume(e -> {
-                                log.debug("backlog poll failed: {}", e.toString());
-                                return Mono.empty();
-                            }))
-                    .subscribe();
-        }
+    public void start() {
+        periodic.start(interval, interval);
     }
 
-    public synchronized void stop() {
-        if (running != null) {
-            running.dispose();
-            running = null;
-        }
+    public void stop() {
+        periodic.stop();
     }
 
     private void update(Backlog b) {

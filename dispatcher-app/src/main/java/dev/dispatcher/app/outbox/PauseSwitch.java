@@ -1,13 +1,12 @@
 package dev.dispatcher.app.outbox;
 
+import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.store.ControlStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -24,7 +23,8 @@ public final class PauseSwitch implements BooleanSupplier {
     /** Written by the polling subscription and by {@link #refresh()}. */
     private final AtomicBoolean paused = new AtomicBoolean();
     private volatile Runnable onChange = () -> { };
-    private volatile Disposable polling;
+    /** A failed read keeps the last value. */
+    private final PeriodicPass polling = new PeriodicPass(() -> refresh().then(), e -> { });
 
     public PauseSwitch(ControlStore control, Duration interval) {
         this.control = control;
@@ -52,18 +52,11 @@ public final class PauseSwitch implements BooleanSupplier {
                 });
     }
 
-    public synchronized void start() {
-        if (polling == null) {
-            polling = Flux.interval(Duration.ZERO, interval).onBackpressureDrop()
-                    .concatMap(t -> refresh().onErrorResume(e -> Mono.empty()))
-                    .subscribe();
-        }
+    public void start() {
+        polling.start(Duration.ZERO, interval);
     }
 
-    public synchronized void stop() {
-        if (polling != null) {
-            polling.dispose();
-            polling = null;
-        }
+    public void stop() {
+        polling.stop();
     }
 }

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.queue;
 
+import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.store.AuditTrail;
 import dev.dispatcher.app.store.LeasedQueue;
 import dev.dispatcher.domain.MessageStatus;
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -25,7 +25,7 @@ public final class Retention {
 
     private final String what;
     private final List<Supplier<Mono<Long>>> passes;
-    private volatile Disposable running;
+    private final PeriodicPass periodic;
 
     /**
      * Retention over {@code passes}, each deleting at most {@link #BATCH} rows per call and repeated while it
@@ -34,6 +34,8 @@ public final class Retention {
     public Retention(String what, List<Supplier<Mono<Long>>> passes) {
         this.what = what;
         this.passes = List.copyOf(passes);
+        this.periodic = new PeriodicPass(() -> purge().then(),
+                e -> log.warn("retention pass over {} rows failed: {}", what, e.toString()));
     }
 
     /** The outbox's retention: delivered and dead-lettered rows, and audit rows, each past its age. */
@@ -71,21 +73,11 @@ public final class Retention {
     }
 
     /** Runs a pass every {@code every}, starting after one interval. */
-    public synchronized void start(Duration every) {
-        if (running == null) {
-            running = Flux.interval(every, every).onBackpressureDrop()
-                    .concatMap(t -> purge().onErrorResume(e -> {
-                        log.warn("retention pass over {} rows failed: {}", what, e.toString());
-                        return Mono.empty();
-                    }))
-                    .subscribe();
-        }
+    public void start(Duration every) {
+        periodic.start(every, every);
     }
 
-    public synchronized void stop() {
-        if (running != null) {
-            running.dispose();
-            running = null;
-        }
+    public void stop() {
+        periodic.stop();
     }
 }

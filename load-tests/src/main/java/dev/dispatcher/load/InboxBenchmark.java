@@ -144,10 +144,9 @@ final class InboxBenchmark {
         long nextProgress = start + Duration.ofSeconds(3).toNanos();
         long seen = 0;
         while ((seen = effects.getAsLong()) < n && System.nanoTime() < deadline) {
-            // the harness's main thread polls the effect count; the SQL handler's count scans the effect table
-            // (14 ms at 20,000 rows), and polled every 20 ms it cost PostgreSQL more than the handler's own work:
-            // every 200 ms it is a few percent, at most 0.2 s late on a run of many seconds
-            Thread.sleep(webhook ? 2 : 200);
+            // the SQL handler's count scans the effect table (14 ms at 20,000 rows): polled every 20 ms it cost
+            // PostgreSQL more than the handler's own work; every 200 ms it is a few percent, at most 0.2 s late
+            Thread.sleep(webhook ? 2 : 200); // the harness's main thread polls the effect count
             if (System.nanoTime() > nextProgress) {
                 double s = (System.nanoTime() - start) / 1e9;
                 System.out.printf(Locale.ROOT, "inbox: %6.1fs effects %d of %d, %.0f msgs/s%n", s, seen, n,

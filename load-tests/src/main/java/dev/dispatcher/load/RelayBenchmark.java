@@ -128,8 +128,7 @@ public final class RelayBenchmark {
             boolean all = confirmed.awaitDistinct(n, Duration.ofMinutes(10), () -> progress("drain", start,
                     confirmed.distinct(), n, env.backlog(schema)));
             long elapsed = System.nanoTime() - start;
-            // main thread of the harness: waiting is its job
-            relay.stop().block(Duration.ofSeconds(30));
+            relay.stop().block(Duration.ofSeconds(30)); // main thread of the harness: waiting is its job
             listener.stop();
             Thread.sleep(500);
             double rate = n / (elapsed / 1e9);

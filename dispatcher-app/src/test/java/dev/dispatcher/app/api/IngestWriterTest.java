@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
 import reactor.core.Disposable;
@@ -176,24 +177,28 @@ class IngestWriterTest {
         AtomicReference<List<IngestResult>> answer = new AtomicReference<>();
         writer.write(List.of(message("k"))).subscribe(answer::set);
         store.fail(0, new R2dbcNonTransientResourceException("Cannot exchange messages because the connection is closed"));
-        awaitStatements(store, 2);
+        // the repeat runs after a backoff on a timer thread, which may subscribe to the sink after it was completed
+        await("the repeated statement", () -> store.pending.size() == 2);
         store.complete(1);
+        await("the answer", () -> answer.get() != null);
         assertThat(answer.get()).hasSize(1);
         assertThat(store.statements.get(1)).isEqualTo(store.statements.get(0));
 
         AtomicReference<Throwable> error = new AtomicReference<>();
         writer.write(List.of(message("k"))).subscribe(r -> { }, error::set);
+        await("the next request's statement", () -> store.pending.size() == 3);
         store.fail(2, new R2dbcNonTransientResourceException("canceling statement due to lock timeout", "55P03"));
+        await("the refusal", () -> error.get() != null);
         assertThat(error.get()).isInstanceOf(R2dbcNonTransientResourceException.class);
         assertThat(store.statements).as("a refused statement wrote nothing and is not repeated").hasSize(3);
     }
 
     // ---- helpers
 
-    private static void awaitStatements(HeldStore store, int n) {
+    private static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (store.statements.size() < n) {
-            assertThat(System.nanoTime()).as("statement %d", n).isLessThan(deadline);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
             Thread.onSpinWait();
         }
     }

@@ -66,6 +66,13 @@ final class BenchEnvironment implements AutoCloseable {
         return c;
     }
 
+    /** {@link #jdbc} that this environment closes when it is closed. */
+    Connection jdbcUntilClosed(String schema) throws SQLException {
+        Connection c = jdbc(schema);
+        closeables.add(c);
+        return c;
+    }
+
     /** Whether PostgreSQL really runs durably; reported in every RESULT. */
     boolean fsync() throws SQLException {
         try (Connection c = postgres.openConnection(); Statement s = c.createStatement();

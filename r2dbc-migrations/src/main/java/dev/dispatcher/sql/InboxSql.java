@@ -53,7 +53,8 @@ public final class InboxSql {
      * committed after our snapshot is re-checked on its newest version and dropped. A row whose handler transaction
      * is writing its completion is locked and skipped. Claiming a row whose earlier lease ran out is reported as
      * {@code lease_expired}: workers null {@code lease_until} whenever they end a lease. Does not change
-     * {@code version}.
+     * {@code version}. Run it with bitmap scans off ({@code SET LOCAL enable_bitmapscan = off}): on a table not
+     * analysed since its backlog grew the planner otherwise reads and sorts the whole backlog on every claim.
      */
     public static final String CLAIM = """
             WITH c AS (

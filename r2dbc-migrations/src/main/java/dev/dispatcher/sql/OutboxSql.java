@@ -57,7 +57,9 @@ public final class OutboxSql {
      * reported as {@code lease_expired}: workers null {@code lease_until} whenever they end a lease. The UPDATE
      * finds the locked rows by primary key, not by the {@code ctid} the lock step saw: after a concurrent update
      * that is the old version's, and the UPDATE then skips the row although it is locked and claimable (measured:
-     * a fifth less server time, but competing relays got short batches and idled).
+     * a fifth less server time, but competing relays got short batches and idled). Run it with bitmap scans off
+     * ({@code SET LOCAL enable_bitmapscan = off}): on a table not analysed since its backlog grew the planner
+     * otherwise reads and sorts the whole backlog on every claim.
      */
     public static final String CLAIM_UNORDERED = """
             WITH c AS (

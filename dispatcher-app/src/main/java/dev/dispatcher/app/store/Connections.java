@@ -3,6 +3,7 @@ package dev.dispatcher.app.store;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.IsolationLevel;
+import io.r2dbc.spi.Result;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -18,6 +19,32 @@ final class Connections {
 
     static <T> Flux<T> autoCommit(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
         return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
+    }
+
+    /**
+     * Opens the transaction of {@link #inIndexOrder}: one simple-query round trip, like a plain {@code BEGIN}.
+     */
+    static final String BEGIN_INDEX_ORDERED =
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_bitmapscan = off";
+
+    /**
+     * One claim statement in its own READ COMMITTED transaction, planned without bitmap scans, committed when its
+     * rows have all been read (rolled back on error or cancellation). A claim takes the first rows of a live index
+     * in {@code seq} order and stops: an index scan reads about the rows it takes. On a table PostgreSQL has not
+     * analysed since its backlog grew (a new table, or a burst after a quiet time) the planner estimates a handful
+     * of live rows and prefers a bitmap scan, which reads and sorts the whole backlog on every claim: measured on a
+     * never-analysed table with 20,000 live rows, 26 ms for a 100-row inbox claim against 2.6 ms with the index
+     * scan, and 44 ms for a 500-row unordered outbox claim of 50,000 (its sort spilled to disk). Two more round
+     * trips per claimed batch buy a plan that does not depend on statistics.
+     */
+    static <T> Flux<T> inIndexOrder(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
+        return Flux.usingWhen(connections.create(),
+                c -> Flux.from(c.createStatement(BEGIN_INDEX_ORDERED).execute())
+                        .flatMap(Result::getRowsUpdated)
+                        .thenMany(Flux.defer(() -> work.apply(c))),
+                c -> Mono.from(c.commitTransaction()).then(Mono.from(c.close())),
+                (c, e) -> rollback(c).then(Mono.from(c.close())),
+                c -> rollback(c).then(Mono.from(c.close())));
     }
 
     static <T> Mono<T> inTransaction(ConnectionFactory connections, Function<Connection, Mono<T>> work) {

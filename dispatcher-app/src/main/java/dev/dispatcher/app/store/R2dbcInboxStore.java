@@ -125,7 +125,7 @@ final class R2dbcInboxStore implements InboxStore {
 
         @Override
         public Mono<List<ClaimedInboxMessage>> claim(String owner, int limit, Duration lease) {
-            return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.CLAIM)
+            return Connections.inIndexOrder(connections, c -> Flux.from(c.createStatement(InboxSql.CLAIM)
                             .bind("$1", consumer).bind("$2", owner).bind("$3", lease.toMillis()).bind("$4", limit)
                             .execute())
                     .flatMap(r -> r.map(R2dbcInboxStore::claimed)))

@@ -100,6 +100,12 @@ public final class InboxSql {
     public static final String DELIVER_LEASED = LeasedTableSql.deliverLeased(LeasedTableSql.INBOX);
 
     /**
+     * {@link #DELIVER_LEASED} for one row, scalar parameters ({@link LeasedTableSql#deliverOne}): an in-process
+     * handler's completion, in its transaction. Index: the primary key.
+     */
+    public static final String DELIVER_ONE = LeasedTableSql.deliverOne(LeasedTableSql.INBOX);
+
+    /**
      * Deletes up to {@code $4} rows of consumer {@code $1} in terminal status {@code $2} that finished more than
      * {@code $3} ms ago; for {@code COMPLETED} rows that is the end of their deduplication window (a record
      * redelivered after it is stored again). Index: {@code inbox_message_created_brin} narrows to old pages (a row

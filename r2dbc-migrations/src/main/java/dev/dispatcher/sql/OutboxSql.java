@@ -214,6 +214,9 @@ public final class OutboxSql {
      */
     public static final String DELIVER_LEASED = LeasedTableSql.deliverLeased(LeasedTableSql.OUTBOX);
 
+    /** {@link #DELIVER_LEASED} for one row, scalar parameters ({@link LeasedTableSql#deliverOne}). */
+    public static final String DELIVER_ONE = LeasedTableSql.deliverOne(LeasedTableSql.OUTBOX);
+
     /**
      * Serialises writers of one key for the rest of their transaction, so a key's rows commit in {@code seq}
      * order (identity values are allocated at insert, not at commit). Parameter: {@code $1} the key. Taken by

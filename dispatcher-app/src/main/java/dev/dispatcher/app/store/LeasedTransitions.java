@@ -25,10 +25,11 @@ import reactor.core.publisher.Mono;
 
 /**
  * Runs a batch of transition requests on one connection, for both leased tables: the {@code Deliver} requests held
- * under one batch's lease token (at least {@link #MIN_FAST_DELIVERS}) first go through the table's {@code DELIVER_LEASED} statement (one guarded UPDATE,
- * see {@code LeasedTableSql.deliverLeased}); every other request, and each Deliver that statement did not write,
- * goes through the classified {@code TRANSITION} statement as before. A batch whose rows were all published is one
- * round trip and one write per row.
+ * under one batch's lease token first go through the table's fast Deliver statement (one guarded UPDATE: {@code
+ * DELIVER_LEASED} for several, see {@code LeasedTableSql.deliverLeased}, or {@code DELIVER_ONE} with scalar
+ * parameters for one); every other request, and each Deliver that statement did not write, goes through the
+ * classified {@code TRANSITION} statement as before. A batch whose rows were all published is one round trip and
+ * one write per row.
  *
  * <p>Outcomes keep their meaning: a row the fast statement wrote is {@code Applied} with the written row; a row it
  * did not write is classified by the classified statement's locked ({@code cur}) and written ({@code upd}) views
@@ -40,20 +41,13 @@ import reactor.core.publisher.Mono;
  * @param queue which table
  * @param transition the classified statement (array form)
  * @param transitionOne its one-request form
- * @param deliverLeased the fast Deliver statement
+ * @param deliverLeased the fast Deliver statement (array form)
+ * @param deliverOne its one-row form
  * @param uuidIds whether ids bind as {@code uuid} (the outbox) or text (the inbox)
  * @param scope the inbox's consumer name, or null
  */
 record LeasedTransitions(Queue queue, String transition, String transitionOne, String deliverLeased,
-        boolean uuidIds, String scope) {
-
-    /**
-     * Fewest Deliver requests of one lease that take the fast statement. A single request takes the one-row
-     * classified statement as before: one round trip either way, and in an inbox handler's transaction (one
-     * completion per message) the fast statement measured slower: the in-process SQL handler benchmark ran at
-     * 582 msgs/s with it and 971 with the one-row statement, same harness, same hour.
-     */
-    static final int MIN_FAST_DELIVERS = 2;
+        String deliverOne, boolean uuidIds, String scope) {
 
     /** The fast statement's view of one input row. */
     private record Seen(boolean written, MessageState state, Instant now) {
@@ -67,7 +61,7 @@ record LeasedTransitions(Queue queue, String transition, String transitionOne, S
             List<TransitionRequest> fast = fastDelivers(distinct.values());
             Set<String> fastIds = new HashSet<>();
             fast.forEach(r -> fastIds.add(r.leased().id().value()));
-            if (fast.size() < MIN_FAST_DELIVERS) {
+            if (fast.isEmpty()) {
                 return classified(c, List.copyOf(distinct.values()), Map.of());
             }
             return Flux.from(fastStatement(c, fast).execute())
@@ -121,11 +115,19 @@ record LeasedTransitions(Queue queue, String transition, String transitionOne, S
     }
 
     private Statement fastStatement(Connection c, List<TransitionRequest> fast) {
-        Object ids = uuidIds
-                ? fast.stream().map(r -> r.leased().id().asUuid()).toArray(UUID[]::new)
-                : fast.stream().map(r -> r.leased().id().value()).toArray(String[]::new);
-        Statement s = c.createStatement(deliverLeased).bind("$1", ids)
-                .bind("$2", fast.getFirst().leased().lease().token());
+        UUID token = fast.getFirst().leased().lease().token();
+        Statement s;
+        if (fast.size() == 1) {
+            // an array statement for one row measured slower in a handler's transaction (582 against 971 msgs/s
+            // for the one-row classified statement): the scalar form
+            MessageId id = fast.getFirst().leased().id();
+            s = c.createStatement(deliverOne).bind("$1", uuidIds ? id.asUuid() : id.value()).bind("$2", token);
+        } else {
+            Object ids = uuidIds
+                    ? fast.stream().map(r -> r.leased().id().asUuid()).toArray(UUID[]::new)
+                    : fast.stream().map(r -> r.leased().id().value()).toArray(String[]::new);
+            s = c.createStatement(deliverLeased).bind("$1", ids).bind("$2", token);
+        }
         return scope == null ? s : s.bind("$3", scope);
     }
 

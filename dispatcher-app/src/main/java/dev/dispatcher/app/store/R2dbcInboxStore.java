@@ -110,7 +110,7 @@ final class R2dbcInboxStore implements InboxStore {
         ConsumerRows(String consumer) {
             this.consumer = consumer;
             this.transitions = new LeasedTransitions(Queue.INBOX, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE,
-                    InboxSql.DELIVER_LEASED, false, consumer);
+                    InboxSql.DELIVER_LEASED, InboxSql.DELIVER_ONE, false, consumer);
         }
 
         @Override

@@ -25,7 +25,7 @@ final class R2dbcOutboxStore implements OutboxStore {
 
     /** Fast Deliver of a batch, the classified statement for the rest ({@link LeasedTransitions}). */
     private static final LeasedTransitions TRANSITIONS = new LeasedTransitions(Queue.OUTBOX, OutboxSql.TRANSITION,
-            OutboxSql.TRANSITION_ONE, OutboxSql.DELIVER_LEASED, true, null);
+            OutboxSql.TRANSITION_ONE, OutboxSql.DELIVER_LEASED, OutboxSql.DELIVER_ONE, true, null);
 
     private final ConnectionFactory connections;
     private final Ordering ordering;

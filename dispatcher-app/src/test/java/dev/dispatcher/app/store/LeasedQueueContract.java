@@ -58,11 +58,20 @@ abstract class LeasedQueueContract<M extends Claimed> {
     static final Duration LEASE = Duration.ofSeconds(30);
     private static final Transition DELIVER = new Transition.Deliver();
 
-    /** Deliver alone: the one-row classified statement. */
+    /**
+     * Deliver alone: the one-row fast statement ({@code DELIVER_ONE}); a row it did not write is classified by the
+     * one-row classified statement with the fast statement's snapshot.
+     */
     static final String ONE_ROW_FORM = "one-row form";
-    /** Deliver first, beside another lease's Deliver: one request per lease, so the classified array form. */
+    /**
+     * Deliver first, beside another lease's Deliver: ours takes the one-row fast statement (the first Deliver's
+     * token), the other the classified statement.
+     */
     static final String ARRAY_FORM = "array form";
-    /** Deliver after another lease's Deliver: the classified array form, inputs in the other order. */
+    /**
+     * Deliver after another lease's Deliver: the other takes the fast statement and ours the one-row classified
+     * statement alone, with its own snapshot.
+     */
     static final String CLASSIFIED_FORM = "classified form";
     /**
      * Deliver with a second row of the same lease: both in the fast statement; a row it did not write is

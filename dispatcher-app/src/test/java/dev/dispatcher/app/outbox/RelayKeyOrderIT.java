@@ -50,7 +50,7 @@ class RelayKeyOrderIT {
             long start = System.nanoTime();
             List<Long> deliveredPerSecond = new ArrayList<>();
             long delivered = 0;
-            while (delivered < n && System.nanoTime() - start < Duration.ofSeconds(40).toNanos()) {
+            while (delivered < n && System.nanoTime() - start < Duration.ofSeconds(90).toNanos()) {
                 Thread.sleep(1000);
                 delivered = fx.count("status = 'DELIVERED'");
                 deliveredPerSecond.add(delivered);

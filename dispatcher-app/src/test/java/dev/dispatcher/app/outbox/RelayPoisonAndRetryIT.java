@@ -44,7 +44,7 @@ class RelayPoisonAndRetryIT {
                     fx.publisher(fx.kafka.bootstrapServers(), Map.of("max.request.size", 10_000)), metrics);
 
             fx.awaitCount("status = 'DELIVERED'", 201, Duration.ofSeconds(30));
-            fx.awaitCount("status = 'DEAD_LETTERED'", 1, Duration.ofSeconds(5));
+            fx.awaitCount("status = 'DEAD_LETTERED'", 1, Duration.ofSeconds(30));
             Row poison = row(fx, tooLarge);
             Row next = row(fx, follower);
             System.out.println("DIAG poison " + poison + " follower " + next);
@@ -79,11 +79,12 @@ class RelayPoisonAndRetryIT {
             List<UUID> others = fx.seed(topic, 50, i -> "key-" + (i % 5));
             FlakyPublisher publisher = FlakyPublisher.failing(fx.publisher(), Set.of(flaky.toString()), 2);
 
-            // No jitter: the delays after attempts 1 and 2 are exactly 300 ms and 1500 ms.
-            fx.relay(settings("retry-relay", 300, 5_000, 5.0, 5), publisher, RelayFixture.metrics());
+            // No jitter: the delays after attempts 1 and 2 are exactly 600 ms and 2400 ms.
+            fx.relay(settings("retry-relay", 600, 5_000, 4.0, 5), publisher, RelayFixture.metrics());
 
             // Sample the durable retry schedule between attempts (not while a claim holds the row):
-            // visible_after - last_attempt_at per spent attempt.
+            // visible_after - last_attempt_at per spent attempt. Each retry's schedule can be seen for its whole
+            // delay, so the first delay is long enough for a sample to land in it on a loaded machine.
             Map<Integer, Long> scheduledGapMillis = new TreeMap<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             Row r = row(fx, flaky);
@@ -108,17 +109,17 @@ class RelayPoisonAndRetryIT {
             assertThat(r.lastError()).contains(FlakyPublisher.INJECTED);
             assertThat(publisher.injected(flaky.toString())).isEqualTo(2);
             assertThat(handOffs).hasSize(3);
-            // The durable schedule grows: at least 300 ms after the first attempt, 1500 ms after the second
+            // The durable schedule grows: at least 600 ms after the first attempt, 2400 ms after the second
             // (each gap also holds the time from claim to writing the retry).
             assertThat(scheduledGapMillis).containsOnlyKeys(1, 2);
-            assertThat(scheduledGapMillis.get(1)).isGreaterThanOrEqualTo(300L);
-            assertThat(scheduledGapMillis.get(2)).isGreaterThanOrEqualTo(1500L)
+            assertThat(scheduledGapMillis.get(1)).isGreaterThanOrEqualTo(600L);
+            assertThat(scheduledGapMillis.get(2)).isGreaterThanOrEqualTo(2400L)
                     .isGreaterThan(scheduledGapMillis.get(1));
             // And the relay honours it: it does not hand the message off again before it is visible.
-            assertThat(handOffGaps.get(0)).isGreaterThanOrEqualTo(280L);
-            assertThat(handOffGaps.get(1)).isGreaterThanOrEqualTo(1480L).isGreaterThan(handOffGaps.get(0));
+            assertThat(handOffGaps.get(0)).isGreaterThanOrEqualTo(580L);
+            assertThat(handOffGaps.get(1)).isGreaterThanOrEqualTo(2380L).isGreaterThan(handOffGaps.get(0));
 
-            fx.awaitCount("status = 'DELIVERED'", 51, Duration.ofSeconds(10));
+            fx.awaitCount("status = 'DELIVERED'", 51, Duration.ofSeconds(30));
             Set<String> onKafka = new HashSet<>();
             for (ConsumerRecord<String, byte[]> rec : RelayCompetingIT.consumeAll(fx, topic)) {
                 onKafka.add(RelayCompetingIT.header(rec, "message-id"));
@@ -141,11 +142,12 @@ class RelayPoisonAndRetryIT {
                     Integer.MAX_VALUE);
             DispatcherMetrics metrics = RelayFixture.metrics();
 
-            // Delays 200, 400, 800, 1600 ms: the poison is dead-lettered about 3 s after it is first tried.
-            fx.relay(settings("exhaust-relay", 200, 5_000, 2.0, 5), publisher, metrics);
+            // Delays 400, 800, 1600, 3200 ms: the poison is dead-lettered about 6 s after it is first tried, time
+            // enough for a loaded machine to deliver the 300 others meanwhile.
+            fx.relay(settings("exhaust-relay", 400, 5_000, 2.0, 5), publisher, metrics);
 
             fx.awaitCount("status = 'DEAD_LETTERED'", 1, Duration.ofSeconds(30));
-            fx.awaitCount("status = 'DELIVERED'", 301, Duration.ofSeconds(10));
+            fx.awaitCount("status = 'DELIVERED'", 301, Duration.ofSeconds(30));
             Row poison = row(fx, poisoned);
             Row next = row(fx, follower);
             Instant lastOtherDelivered = lastDelivered(fx, others);

@@ -34,6 +34,8 @@ final class BenchEnvironment implements AutoCloseable {
     final PostgresServer postgres;
     final KafkaServer kafka;
     private final List<AutoCloseable> closeables = new ArrayList<>();
+    /** Schemas this run created, dropped when it ends (on an external server they would outlive it). */
+    private final List<String> schemas = new ArrayList<>();
 
     /** The embedded servers. */
     BenchEnvironment() {
@@ -55,7 +57,9 @@ final class BenchEnvironment implements AutoCloseable {
     }
 
     String schema(String prefix) {
-        return postgres.createSchema(prefix);
+        String schema = postgres.createSchema(prefix);
+        schemas.add(schema);
+        return schema;
     }
 
     Connection jdbc(String schema) throws SQLException {
@@ -146,6 +150,13 @@ final class BenchEnvironment implements AutoCloseable {
                 closeables.get(i).close();
             } catch (Exception e) {
                 // best effort at exit
+            }
+        }
+        for (String schema : schemas) {
+            try {
+                postgres.dropSchema(schema);
+            } catch (Exception e) {
+                System.out.println("could not drop schema " + schema + ": " + e.getMessage());
             }
         }
         kafka.close();

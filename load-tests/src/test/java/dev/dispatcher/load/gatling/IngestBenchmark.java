@@ -79,6 +79,9 @@ public final class IngestBenchmark {
                 ? ExternalServers.postgres(o.get("pg-url"), o.getOrDefault("pg-user", "postgres"),
                         o.getOrDefault("pg-password", "postgres"))
                 : EmbeddedPostgresServer.durable();
+             // after the service has stopped: the run's tables would otherwise stay on an external server, and
+             // autovacuum of earlier runs' tables takes CPU from the next run's measurement
+             AutoCloseable dropSchema = () -> postgres.dropSchema(schema);
              KafkaServer kafka = o.containsKey("bootstrap") ? ExternalServers.kafka(o.get("bootstrap"))
                      : EmbeddedKafkaServer.start();
              ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),

@@ -54,9 +54,11 @@ final class InsertCeiling {
         for (Thread writer : writers) {
             writer.join();
         }
+        double rate = commits.get() / ((System.nanoTime() - started) / 1e9);
+        postgres.dropSchema(schema);
         if (!failures.isEmpty()) {
             throw failures.get(0);
         }
-        return commits.get() / ((System.nanoTime() - started) / 1e9);
+        return rate;
     }
 }

@@ -11,9 +11,11 @@ import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -130,6 +132,30 @@ final class BenchEnvironment implements AutoCloseable {
                 }
             }
             return ids;
+        }
+    }
+
+    /**
+     * Waits until {@code schema}'s outbox has no live row, or {@code timeout} passes; returns whether it emptied.
+     * One connection and an {@code EXISTS} probe: a relay instance polled a {@code count(*)} on a new connection
+     * every 50 ms, a backend forked and the backlog scanned 20 times a second per instance, which took CPU from
+     * the relays being measured (more of it the more instances ran). For the harness's main threads only.
+     */
+    boolean awaitNoBacklog(String schema, Duration pollEvery, Duration timeout) throws SQLException,
+            InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection c = jdbc(schema); PreparedStatement exists = c.prepareStatement(
+                "SELECT EXISTS (SELECT 1 FROM outbox_message WHERE status IN ('PENDING', 'RETRY_SCHEDULED'))")) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet r = exists.executeQuery()) {
+                    r.next();
+                    if (!r.getBoolean(1)) {
+                        return true;
+                    }
+                }
+                Thread.sleep(pollEvery.toMillis()); // a harness main thread: waiting is its job
+            }
+            return false;
         }
     }
 

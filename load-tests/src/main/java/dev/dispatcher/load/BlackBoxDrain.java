@@ -80,11 +80,8 @@ final class BlackBoxDrain {
     }
 
     /** Waits until the schema's outbox has no live row (the harness's main thread: waiting is its job). */
-    private static void awaitEmpty(BenchEnvironment env, String schema) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (env.backlog(schema) != 0 && System.nanoTime() < deadline) {
-            Thread.sleep(100); // the harness's main thread waits for the warm-up rows to drain
-        }
+    private static void awaitEmpty(BenchEnvironment env, String schema) throws Exception {
+        env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
     }
 
     /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */

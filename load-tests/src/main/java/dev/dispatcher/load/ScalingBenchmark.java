@@ -178,8 +178,8 @@ final class ScalingBenchmark {
         OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
         listener.start();
         relay.start();
-        while (env.backlog(schema) != 0) { // this process's main thread: polling the backlog is its job
-            Thread.sleep(50);
+        if (!env.awaitNoBacklog(schema, Duration.ofMillis(50), Duration.ofMinutes(10))) {
+            throw new IllegalStateException("backlog of " + schema + " not drained within 10 minutes");
         }
         relay.stop().block(Duration.ofSeconds(30));
         listener.stop();

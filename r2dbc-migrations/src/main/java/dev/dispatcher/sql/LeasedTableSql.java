@@ -235,29 +235,8 @@ public final class LeasedTableSql {
      * statement_timestamp()}, as {@link #transition}.
      */
     public static String deliverLeased(Table t) {
-        String scope = t.scopeColumn() == null ? "" : " AND %s." + t.scopeColumn() + " = $3";
-        return """
-                WITH upd AS (
-                    UPDATE %1$s t
-                       SET status = '%4$s', version = t.version + 1, lease_until = NULL,
-                           %5$s = statement_timestamp()
-                     WHERE t.%3$s = ANY($1::%2$s[])%6$s
-                       AND (t.lease_token = $2::uuid AND t.lease_until IS NOT NULL AND t.status IN %8$s) IS TRUE
-                    RETURNING t.%3$s AS id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
-                )
-                SELECT u.id, true AS written, u.status, u.lease_token, u.lease_until, u.version, u.attempts,
-                       statement_timestamp() AS db_now
-                  FROM upd u
-                UNION ALL
-                -- Every part of one statement reads the same snapshot: after upd this still sees the rows as they
-                -- were when the statement began.
-                SELECT s.%3$s, false, s.status, s.lease_token, s.lease_until, s.version, s.attempts,
-                       statement_timestamp()
-                  FROM %1$s s
-                 WHERE s.%3$s IN (SELECT i.id FROM unnest($1::%2$s[]) AS i(id)
-                                   WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = i.id))%7$s
-                """.formatted(t.name(), t.idType(), t.idColumn(), t.successStatus(), t.successAtColumn(),
-                scope.formatted("t"), scope.formatted("s"), LIVE);
+        return fastDeliver(t, "= ANY($1::%2$s[])", "IN (SELECT i.id FROM unnest($1::%2$s[]) AS i(id)"
+                + " WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = i.id))");
     }
 
     /**
@@ -268,12 +247,22 @@ public final class LeasedTableSql {
      * the primary key lookup too, and the short text is cheap for the driver to parse on every message.
      */
     public static String deliverOne(Table t) {
+        return fastDeliver(t, "= $1::%2$s", "= $1::%2$s AND NOT EXISTS (SELECT 1 FROM upd)");
+    }
+
+    /**
+     * The fast Deliver statement, {@code written} rows first, then the inputs not written as the statement's
+     * snapshot saw them: every part of one statement reads the same snapshot, so after {@code upd} the second
+     * branch still sees the rows as they were when the statement began. {@code ids} and {@code notWritten} are
+     * the two branches' conditions on the id column (they may use {@code %2$s}, the id type).
+     */
+    private static String fastDeliver(Table t, String ids, String notWritten) {
         String scope = t.scopeColumn() == null ? "" : " AND %s." + t.scopeColumn() + " = $3";
         return """
                 WITH upd AS (
                     UPDATE %1$s t
                        SET status = '%4$s', version = t.version + 1, lease_until = NULL, %5$s = statement_timestamp()
-                     WHERE t.%3$s = $1::%2$s%6$s
+                     WHERE t.%3$s IDS%6$s
                        AND (t.lease_token = $2::uuid AND t.lease_until IS NOT NULL AND t.status IN %8$s) IS TRUE
                     RETURNING t.%3$s AS id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
                 )
@@ -284,9 +273,10 @@ public final class LeasedTableSql {
                 SELECT s.%3$s, false, s.status, s.lease_token, s.lease_until, s.version, s.attempts,
                        statement_timestamp()
                   FROM %1$s s
-                 WHERE s.%3$s = $1::%2$s%7$s AND NOT EXISTS (SELECT 1 FROM upd)
-                """.formatted(t.name(), t.idType(), t.idColumn(), t.successStatus(), t.successAtColumn(),
-                scope.formatted("t"), scope.formatted("s"), LIVE);
+                 WHERE s.%3$s NOT_WRITTEN%7$s
+                """.replace("IDS", ids).replace("NOT_WRITTEN", notWritten)
+                .formatted(t.name(), t.idType(), t.idColumn(), t.successStatus(), t.successAtColumn(),
+                        scope.formatted("t"), scope.formatted("s"), LIVE);
     }
 
     /**

@@ -105,6 +105,10 @@ final class BenchEnvironment implements AutoCloseable {
     RecordPublisher publisher() {
         Map<String, Object> props = new HashMap<>(Publishers.withDefaults(Map.of()));
         props.put("bootstrap.servers", kafka.bootstrapServers());
+        Integer linger = Integer.getInteger("dispatcher.bench.producer-linger-ms"); // the service's default otherwise
+        if (linger != null) {
+            props.put("linger.ms", linger);
+        }
         RecordPublisher publisher = Publishers.kafka(props, Map.of("bootstrap.servers", kafka.bootstrapServers()));
         closeables.add(publisher);
         return publisher;

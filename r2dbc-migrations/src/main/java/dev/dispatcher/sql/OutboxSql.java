@@ -51,7 +51,8 @@ public final class OutboxSql {
      * Claims up to {@code $3} rows in {@code seq} order, ignoring keys ({@code ordering=none}).
      * Parameters: {@code $1} owner, {@code $2} lease length in ms, {@code $3} limit.
      *
-     * <p>Index: {@code outbox_message_live_seq_idx} (live rows by seq). Concurrency: {@code FOR UPDATE SKIP
+     * <p>Index: {@code outbox_message_live_seq_idx} (live rows by seq; {@code seq > 0} matches its predicate, V4).
+     * Concurrency: {@code FOR UPDATE SKIP
      * LOCKED} lets relays claim disjoint rows without waiting; a row leased by a relay that committed after our
      * snapshot is re-checked on its newest version and dropped. Claiming a row whose earlier lease ran out is
      * reported as {@code lease_expired}: workers null {@code lease_until} whenever they end a lease. The UPDATE
@@ -65,7 +66,7 @@ public final class OutboxSql {
             WITH c AS (
                 SELECT m.id, m.lease_until AS previous_lease_until
                   FROM outbox_message m
-                 WHERE m.status IN %s
+                 WHERE m.status IN %s AND m.seq > 0
                    AND %s
                  ORDER BY m.seq
                  LIMIT $3
@@ -90,7 +91,9 @@ public final class OutboxSql {
      * (one descent per key, never a scan of a hot key's tail) and for each run; {@code
      * outbox_message_live_unkeyed_idx} for rows without a key. The walk stops as soon as enough rows are found,
      * so a claim costs about the rows it takes plus the keys it passes that are blocked (leased or waiting to
-     * retry): bounded by the in-flight leases, not by the backlog.
+     * retry): bounded by the in-flight leases, not by the backlog. It never says {@code seq > 0}, so it cannot use
+     * {@code outbox_message_live_seq_idx} (V4): with statistics showing few live rows the planner used to pick that
+     * index with a sort for the walk and the lock step, reading every entry of rows delivered since the last vacuum.
      *
      * <p>Concurrency: rows are locked {@code FOR UPDATE SKIP LOCKED} and re-checked on their newest version; a
      * run is kept only up to its first row that could not be locked, so when two relays race for a key, the one
@@ -258,31 +261,34 @@ public final class OutboxSql {
 
     /**
      * Backlog by status and the age of the oldest live row, for gauges and the run summary. Index: {@code
-     * outbox_message_live_seq_idx} (index-only for counts of live rows; oldest by smallest seq).
+     * outbox_message_live_seq_idx} (index-only for counts of live rows; oldest by smallest seq; {@code seq > 0}
+     * matches its predicate, V4).
      */
     public static final String BACKLOG = """
             SELECT count(*) FILTER (WHERE b.status = 'PENDING') AS pending,
                    count(*) FILTER (WHERE b.status = 'RETRY_SCHEDULED') AS retry_scheduled,
                    coalesce((SELECT (extract(epoch FROM now() - o.created_at) * 1000)::bigint
                                FROM outbox_message o
-                              WHERE o.status IN %1$s
+                              WHERE o.status IN %1$s AND o.seq > 0
                               ORDER BY o.seq
                               LIMIT 1), 0) AS oldest_age_ms
               FROM outbox_message b
-             WHERE b.status IN %1$s
+             WHERE b.status IN %1$s AND b.seq > 0
             """.formatted(LIVE);
 
     /**
      * An upper bound of the live rows, from two index endpoints: the newest {@code seq} minus the oldest live
      * {@code seq}, plus one (0 when nothing is live). Every live row's {@code seq} lies in that range, so the bound
      * is never below the true count; it is far above it only while an old live row (a retry, a key stuck behind a
-     * dead head) holds the range open. Index: {@code outbox_message_seq_key} and {@code outbox_message_live_seq_idx},
+     * dead head) holds the range open. Index: {@code outbox_message_seq_key} and {@code outbox_message_live_seq_idx}
+     * ({@code seq > 0} matches its predicate, V4),
      * one descent each, whatever the backlog: the ingest guard reads it every second, where {@link #BACKLOG} counts
      * every live row (about 190 ms at a 200,000-row backlog).
      */
     public static final String BACKLOG_BOUND = """
             SELECT coalesce((SELECT max(m.seq) FROM outbox_message m)
-                            - (SELECT min(l.seq) FROM outbox_message l WHERE l.status IN %1$s) + 1, 0) AS bound
+                            - (SELECT min(l.seq) FROM outbox_message l WHERE l.status IN %1$s AND l.seq > 0) + 1,
+                            0) AS bound
             """.formatted(LIVE);
 
     // ---- ingest and operator statements
@@ -486,7 +492,8 @@ public final class OutboxSql {
      * then {@code $3} topic and {@code $4} key when {@code byTopic}/{@code byKey}.
      *
      * <p>The status is written into the text (an enum value, never user text), so the planner can use the partial
-     * indexes: {@code outbox_message_live_seq_idx} or {@code outbox_message_live_key_idx} for live statuses,
+     * indexes: {@code outbox_message_live_seq_idx} (its {@code seq > 0} follows from {@code seq > $1} with a cursor
+     * of 0 or more) or {@code outbox_message_live_key_idx} for live statuses,
      * {@code outbox_message_dead_letter_idx} for dead letters, the {@code seq} unique index otherwise. A plain
      * read: rows may change while an operator pages; each page is consistent.
      */

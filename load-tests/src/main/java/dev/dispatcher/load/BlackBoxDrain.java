@@ -50,7 +50,7 @@ final class BlackBoxDrain {
             System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s%n", service.pid(), service.baseUrl);
             if (o.warmup() > 0) {
                 env.seed(schema, warmTopic, o, o.warmup());
-                awaitEmpty(env, schema);
+                env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
                 System.out.printf(Locale.ROOT, "warm-up: %d messages delivered (not reported)%n", o.warmup());
             }
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
@@ -77,11 +77,6 @@ final class BlackBoxDrain {
         r.put("lost", lost);
         r.put("duplicates", duplicates);
         return RelayBenchmark.json(r);
-    }
-
-    /** Waits until the schema's outbox has no live row (the harness's main thread: waiting is its job). */
-    private static void awaitEmpty(BenchEnvironment env, String schema) throws Exception {
-        env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
     }
 
     /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */

@@ -62,9 +62,7 @@ class SchemaIT {
 
     @Test
     void applicationInsertNeedsOnlyTopicEventTypeAndPayload() throws SQLException {
-        String schema = postgres.createSchema("defaults");
-        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
+        try (Connection c = inNewSchema("defaults"); Statement s = c.createStatement()) {
             ResultSet row = s.executeQuery("""
                     INSERT INTO outbox_message (topic, event_type, payload) VALUES ('orders', 'OrderPlaced', '\\x7b7d')
                     RETURNING id, seq, status, attempts, version, content_type, headers::text, visible_after <= now()
@@ -83,9 +81,7 @@ class SchemaIT {
 
     @Test
     void constraintsRejectBadRows() throws SQLException {
-        String schema = postgres.createSchema("constraints");
-        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
+        try (Connection c = inNewSchema("constraints"); Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.execute(
                     "INSERT INTO outbox_message (topic, event_type, payload, status) VALUES ('t', 'e', '\\x00', 'SENT')"))
                     .hasMessageContaining("outbox_message_status_check");
@@ -106,9 +102,7 @@ class SchemaIT {
 
     @Test
     void claimStatementsUseIndexesOnALargeSkewedBacklog() throws SQLException {
-        String schema = postgres.createSchema("explain");
-        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
+        try (Connection c = inNewSchema("explain"); Statement s = c.createStatement()) {
             // 100,000 live rows: one hot key holds half, 63 keys share the rest; plus delivered history.
             s.execute("""
                     INSERT INTO outbox_message (topic, message_key, event_type, payload)
@@ -142,9 +136,7 @@ class SchemaIT {
      */
     @Test
     void perKeyClaimNeverWalksTheSeqIndexWhenStatisticsSawADrainedOutbox() throws SQLException {
-        String schema = postgres.createSchema("drained");
-        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
+        try (Connection c = inNewSchema("drained"); Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO outbox_message (topic, message_key, event_type, payload, status, delivered_at)
                     SELECT 'bench', 'key-' || (g % 64), 'E', '\\x00', 'DELIVERED', now()
@@ -168,9 +160,7 @@ class SchemaIT {
 
     @Test
     void perKeyClaimTakesOneContiguousRunPerKeyFromItsHead() throws SQLException {
-        String schema = postgres.createSchema("perkey");
-        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
+        try (Connection c = inNewSchema("perkey"); Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO outbox_message (topic, message_key, event_type, payload)
                     SELECT 't', CASE WHEN g <= 6 THEN 'a' ELSE 'b' END, 'E', '\\x00' FROM generate_series(1, 10) g
@@ -198,9 +188,7 @@ class SchemaIT {
 
     @Test
     void ingestTakesEveryKeyLockBeforeAnyRowTakesASeq() throws SQLException {
-        String schema = postgres.createSchema("ingest");
-        try (Connection c = postgres.openConnection(); Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
+        try (Connection c = inNewSchema("ingest"); Statement s = c.createStatement()) {
             s.execute("PREPARE ingest(uuid[], text[], text[], text[], bytea, int[], int[], text[], text[], text[],"
                     + " text[], bigint[]) AS " + OutboxSql.INGEST);
             for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
@@ -242,6 +230,19 @@ class SchemaIT {
             i++;
         }
         return i - lineStart;
+    }
+
+    /** A connection whose search path is a new migrated schema named after {@code prefix}. */
+    private static Connection inNewSchema(String prefix) throws SQLException {
+        String schema = postgres.createSchema(prefix);
+        Connection c = postgres.openConnection();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+        return c;
     }
 
     private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {

@@ -42,17 +42,22 @@ final class Connections {
                 c -> Flux.from(c.createStatement(BEGIN_INDEX_ORDERED).execute())
                         .flatMap(Result::getRowsUpdated)
                         .thenMany(Flux.defer(() -> work.apply(c))),
-                c -> Mono.from(c.commitTransaction()).then(Mono.from(c.close())),
-                (c, e) -> rollback(c).then(Mono.from(c.close())),
-                c -> rollback(c).then(Mono.from(c.close())));
+                Connections::commitAndClose, (c, e) -> rollbackAndClose(c), Connections::rollbackAndClose);
     }
 
     static <T> Mono<T> inTransaction(ConnectionFactory connections, Function<Connection, Mono<T>> work) {
         return Mono.usingWhen(connections.create(),
                 tx -> Mono.from(tx.beginTransaction(IsolationLevel.READ_COMMITTED)).then(work.apply(tx)),
-                tx -> Mono.from(tx.commitTransaction()).then(Mono.from(tx.close())),
-                (tx, e) -> rollback(tx).then(Mono.from(tx.close())),
-                tx -> rollback(tx).then(Mono.from(tx.close())));
+                Connections::commitAndClose, (tx, e) -> rollbackAndClose(tx), Connections::rollbackAndClose);
+    }
+
+    private static Mono<Void> commitAndClose(Connection tx) {
+        return Mono.from(tx.commitTransaction()).then(Mono.from(tx.close()));
+    }
+
+    /** On error or cancellation: the pool must not get a connection back mid-transaction. */
+    static Mono<Void> rollbackAndClose(Connection tx) {
+        return rollback(tx).then(Mono.from(tx.close()));
     }
 
     static Mono<Void> rollback(Connection tx) {

@@ -155,8 +155,7 @@ final class R2dbcInboxStore implements InboxStore {
                             .onErrorResume(e -> Connections.rollback(c).then(Mono.error(e))),
                     Connection::close,
                     (c, e) -> c.close(),
-                    // cancelled (drain timeout): the pool must not get a connection back mid-transaction
-                    c -> Connections.rollback(c).then(Mono.from(c.close())));
+                    Connections::rollbackAndClose); // cancelled (drain timeout)
         }
 
         private Flux<TransitionResult> execute(Connection c, List<TransitionRequest> requests) {

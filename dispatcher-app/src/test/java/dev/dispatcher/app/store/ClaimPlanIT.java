@@ -88,9 +88,8 @@ class ClaimPlanIT {
     @Test
     void inAutocommitTheSamePlannerReadsTheWholeBacklog() {
         // the premise of the scope: without it this table state gets the bitmap scan and a sort of every live row
-        List<String> plan = Flux.usingWhen(db.pool.create(),
-                        c -> explain(c, "EXPLAIN " + InboxSql.CLAIM, "plan", "plan-owner", 30_000L, LIMIT),
-                        Connection::close)
+        List<String> plan = Connections.autoCommit(db.pool,
+                        c -> explain(c, "EXPLAIN " + InboxSql.CLAIM, "plan", "plan-owner", 30_000L, LIMIT))
                 .collectList().block(StoreTestDb.BLOCK);
 
         assertThat(String.join("\n", plan)).contains("Bitmap Heap Scan on inbox_message").contains("Sort");

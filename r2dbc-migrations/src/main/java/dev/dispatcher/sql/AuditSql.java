@@ -51,7 +51,8 @@ public final class AuditSql {
 
     /**
      * Deletes up to {@code $2} audit rows older than {@code $1} ms. Index: {@code dispatch_audit_occurred_brin}.
-     * Bounded; run until it returns 0.
+     * Bounded; run until it returns 0. Run it planned per call: whether the BRIN index pays depends on the cut-off,
+     * and a generic plan reads the whole table.
      */
     public static final String DELETE_OLD = """
             DELETE FROM dispatch_audit a

@@ -127,13 +127,16 @@ public final class InboxSql {
 
     /**
      * Whether consumer {@code $1} has at least {@code $2} live rows; intake pauses while it does. Counts at most
-     * {@code $2} entries of {@code inbox_message_live_idx}, so the check costs the bound, not the backlog.
+     * {@code $2} entries of {@code inbox_message_live_idx}, so the check costs the bound, not the backlog. The
+     * {@code ORDER BY} is that index's order: without it a generic plan (the bound unknown) reads the table from
+     * the start instead, completed history first.
      */
     public static final String BACKLOG_AT_LEAST = """
             SELECT count(*) >= $2 AS over
               FROM (SELECT 1
                       FROM inbox_message b
                      WHERE b.consumer_name = $1 AND b.status IN %s
+                     ORDER BY b.seq
                      LIMIT $2) live
             """.formatted(LIVE);
 

@@ -46,7 +46,7 @@ public final class AuditTrail {
 
     /** Deletes up to {@code limit} audit rows older than {@code age}; emits how many. */
     public Mono<Long> purgeOlderThan(Duration age, int limit) {
-        return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(AuditSql.DELETE_OLD)
+        return Connections.plannedPerCall(connections, c -> Flux.from(c.createStatement(AuditSql.DELETE_OLD)
                                 .bind("$1", age.toMillis()).bind("$2", limit).execute())
                         .flatMap(r -> Mono.from(r.getRowsUpdated())))
                 .reduce(0L, Long::sum);

@@ -24,22 +24,42 @@ final class Connections {
     /**
      * Opens the transaction of {@link #inIndexOrder}: one simple-query round trip, like a plain {@code BEGIN}.
      */
-    static final String BEGIN_INDEX_ORDERED =
-            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_bitmapscan = off";
+    static final String BEGIN_INDEX_ORDERED = "BEGIN ISOLATION LEVEL READ COMMITTED; "
+            + "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL enable_bitmapscan = off";
+
+    /** Opens the transaction of {@link #plannedPerCall}: one simple-query round trip, like a plain {@code BEGIN}. */
+    static final String BEGIN_PLANNED_PER_CALL =
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = force_custom_plan";
 
     /**
-     * One claim statement in its own READ COMMITTED transaction, planned without bitmap scans, committed when its
-     * rows have all been read (rolled back on error or cancellation). A claim takes the first rows of a live index
-     * in {@code seq} order and stops: an index scan reads about the rows it takes. On a table PostgreSQL has not
-     * analysed since its backlog grew (a new table, or a burst after a quiet time) the planner estimates a handful
-     * of live rows and prefers a bitmap scan, which reads and sorts the whole backlog on every claim: measured on a
-     * never-analysed table with 20,000 live rows, 26 ms for a 100-row inbox claim against 2.6 ms with the index
-     * scan, and 44 ms for a 500-row unordered outbox claim of 50,000 (its sort spilled to disk). Two more round
-     * trips per claimed batch buy a plan that does not depend on statistics.
+     * One claim statement in its own READ COMMITTED transaction, planned for its actual parameters and without
+     * bitmap scans, committed when its rows have all been read (rolled back on error or cancellation). A claim
+     * takes the first rows of a live index in {@code seq} order and stops: an index scan reads about the rows it
+     * takes. On a table PostgreSQL has not analysed since its backlog grew (a new table, or a burst after a quiet
+     * time) the planner estimates a handful of live rows and prefers a bitmap scan, which reads and sorts the
+     * whole backlog on every claim: measured on a never-analysed table with 20,000 live rows, 26 ms for a 100-row
+     * inbox claim against 2.6 ms with the index scan, and 44 ms for a 500-row unordered outbox claim of 50,000 (its
+     * sort spilled to disk). The connection's cached generic plan would not do either: not knowing the limit, it
+     * joins the picked rows back to the table with a hash join over a sequential scan ({@code GenericPlanIT}).
+     * Two more round trips per claimed batch buy a plan that depends on neither statistics nor a guess.
      */
     static <T> Flux<T> inIndexOrder(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
+        return opened(BEGIN_INDEX_ORDERED, connections, work);
+    }
+
+    /**
+     * One statement in its own READ COMMITTED transaction, planned for its actual parameters rather than with the
+     * connection's cached generic plan: for statements whose best plan depends on their values and which run
+     * rarely enough that planning each call costs nothing that matters (retention by age).
+     */
+    static <T> Flux<T> plannedPerCall(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
+        return opened(BEGIN_PLANNED_PER_CALL, connections, work);
+    }
+
+    private static <T> Flux<T> opened(String begin, ConnectionFactory connections,
+            Function<Connection, Flux<T>> work) {
         return Flux.usingWhen(connections.create(),
-                c -> Flux.from(c.createStatement(BEGIN_INDEX_ORDERED).execute())
+                c -> Flux.from(c.createStatement(begin).execute())
                         .flatMap(Result::getRowsUpdated)
                         .thenMany(Flux.defer(() -> work.apply(c))),
                 Connections::commitAndClose, (c, e) -> rollbackAndClose(c), Connections::rollbackAndClose);

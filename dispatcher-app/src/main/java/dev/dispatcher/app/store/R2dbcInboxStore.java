@@ -27,11 +27,13 @@ import reactor.core.publisher.Mono;
 final class R2dbcInboxStore implements InboxStore {
 
     /**
-     * Opens a handler's transaction, READ COMMITTED, and lets PostgreSQL cache plans within it (its default,
-     * {@code auto}): the service's connections force custom plans, which the array statements need, but a handler's
-     * transaction runs only one-row statements (the handler's own and {@code InboxSql.TRANSITION_ONE}), whose
-     * planning would otherwise cost more than their execution on every message. One simple-query round trip, like
-     * a plain {@code BEGIN}; the driver follows the transaction state from the server's replies.
+     * Opens a handler's transaction, READ COMMITTED, with PostgreSQL's default plan choice ({@code auto}) for the
+     * handler's own statements: they are the application's SQL, which may depend on its parameters' values in
+     * ways {@code GenericPlanIT} does not check, while the service's connections otherwise always use the cached
+     * generic plan (DatabaseConfiguration). {@code auto} still caches the plans of one-row statements (the
+     * handler's and {@code InboxSql.TRANSITION_ONE}), whose planning would otherwise cost more than their
+     * execution on every message. One simple-query round trip, like a plain {@code BEGIN}; the driver follows the
+     * transaction state from the server's replies.
      */
     static final String BEGIN_HANDLER_TRANSACTION =
             "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = auto";

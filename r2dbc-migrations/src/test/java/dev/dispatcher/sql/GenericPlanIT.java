@@ -1,0 +1,182 @@
+package dev.dispatcher.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dispatcher.testkit.PostgresServer;
+import dev.dispatcher.testkit.TestServers;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every statement of this package under the plan the service runs it with: Dispatcher's connections cache one
+ * generic plan per prepared statement ({@code plan_cache_mode=force_generic_plan}, set by the service), so a plan
+ * is chosen once, without the parameters' values (a limit, an array's length). On a table with a large live backlog
+ * and delivered history, no statement may then read a leased or audit table in full: each finds its rows through an
+ * index whatever its parameters turn out to be. The two claims that read a live index in {@code seq} order and
+ * audit retention run in a transaction that plans for the actual values instead ({@link #PLANNED_PER_CALL}; the
+ * claims' plans are checked by {@code SchemaIT} and the service's {@code ClaimPlanIT}): a generic plan of the
+ * unordered claim joins its picked rows to the table with a hash join over a sequential scan.
+ */
+class GenericPlanIT {
+
+    /** Statements the service runs with {@code plan_cache_mode=force_custom_plan} in their transaction. */
+    static final Set<String> PLANNED_PER_CALL = Set.of("OutboxSql.CLAIM_UNORDERED", "InboxSql.CLAIM", "AuditSql.DELETE_OLD");
+
+    /** A full read of one of the growing tables; small tables (control) may be scanned. */
+    private static final Pattern FULL_SCAN = Pattern.compile("Seq Scan on (outbox_message|inbox_message|dispatch_audit)");
+
+    private static PostgresServer postgres;
+    private static String schema;
+
+    @BeforeAll
+    static void backlog() throws SQLException {
+        postgres = TestServers.postgres();
+        schema = postgres.createSchema("generic_plan");
+        try (Connection c = connection(); Statement s = c.createStatement()) {
+            // outbox: 100,000 live rows (one hot key holds half), 50,000 delivered; inbox: 50,000 live, 50,000 done;
+            // audit: 100,000 entries over a day
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT 'bench', CASE WHEN g % 2 = 0 THEN 'hot' ELSE 'key-' || (g % 63) END, 'E', '\\x00'
+                      FROM generate_series(1, 100000) g
+                    """);
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload, status, delivered_at)
+                    SELECT 'bench', 'key-' || (g % 63), 'E', '\\x00', 'DELIVERED', now()
+                      FROM generate_series(1, 50000) g
+                    """);
+            s.execute("""
+                    INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
+                                               source_offset, event_type, payload, status, completed_at)
+                    SELECT CASE WHEN g % 4 = 0 THEN 'other' ELSE 'orders' END, 'm-' || g, 'orders', g % 6, g, 'E',
+                           '\\x00', CASE WHEN g % 2 = 0 THEN 'COMPLETED' ELSE 'PENDING' END,
+                           CASE WHEN g % 2 = 0 THEN now() END
+                      FROM generate_series(1, 100000) g
+                    """);
+            s.execute("""
+                    INSERT INTO dispatch_audit (actor, action, message_id, occurred_at)
+                    SELECT 'operator', 'replay', 'm-' || g, now() - (100000 - g) * interval '1 second'
+                      FROM generate_series(1, 100000) g
+                    """);
+            s.execute("ANALYZE");
+        }
+    }
+
+    @AfterAll
+    static void drop() throws SQLException {
+        if (postgres != null && schema != null) {
+            postgres.dropSchema(schema);
+        }
+    }
+
+    @Test
+    void noStatementReadsAGrowingTableInFullUnderItsGenericPlan() throws Exception {
+        Map<String, String> statements = statements();
+        assertThat(statements).containsKeys("OutboxSql.CLAIM_PER_KEY", "OutboxSql.DELIVER_LEASED",
+                "OutboxSql.INGEST", "InboxSql.TRANSITION", "AuditSql.DELETE_OLD");
+        Map<String, String> fullScans = new LinkedHashMap<>();
+        try (Connection c = connection()) {
+            for (Map.Entry<String, String> e : statements.entrySet()) {
+                if (PLANNED_PER_CALL.contains(e.getKey())) {
+                    continue;
+                }
+                String plan = genericPlan(c, e.getValue());
+                if (FULL_SCAN.matcher(plan).find()) {
+                    fullScans.put(e.getKey(), plan);
+                }
+            }
+        }
+        assertThat(fullScans).as("statements whose generic plan reads a growing table in full").isEmpty();
+    }
+
+    /** The exemption is narrow: each exempted statement does read its table in full under a generic plan. */
+    @Test
+    void theStatementsPlannedPerCallWouldScanUnderAGenericPlan() throws Exception {
+        Map<String, String> statements = statements();
+        try (Connection c = connection(); Statement s = c.createStatement()) {
+            for (String name : PLANNED_PER_CALL) {
+                assertThat(statements).containsKey(name);
+                c.setAutoCommit(false);
+                try {
+                    s.execute("SET LOCAL enable_bitmapscan = off");
+                    assertThat(genericPlan(c, statements.get(name))).as(name).containsPattern(FULL_SCAN);
+                } finally {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code EXPLAIN (GENERIC_PLAN)} (PostgreSQL 16+), run server-side so that the statement's {@code $n} reach
+     * PostgreSQL as written rather than as JDBC parameters.
+     */
+    private static String genericPlan(Connection c, String sql) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (PreparedStatement explain = c.prepareStatement("SELECT line FROM pg_temp.explain_generic(?) AS line")) {
+            explain.setString(1, sql);
+            try (ResultSet rows = explain.executeQuery()) {
+                while (rows.next()) {
+                    plan.append(rows.getString(1)).append('\n');
+                }
+            }
+        }
+        return plan.toString();
+    }
+
+    /** Every SQL statement constant of the statement classes, and every operator listing variant. */
+    static Map<String, String> statements() throws IllegalAccessException {
+        Map<String, String> all = new LinkedHashMap<>();
+        for (Class<?> type : List.of(OutboxSql.class, InboxSql.class, AuditSql.class, ControlSql.class)) {
+            for (Field f : type.getFields()) {
+                if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
+                    String sql = ((String) f.get(null)).strip();
+                    if (sql.matches("(?is)^(SELECT|WITH|INSERT|UPDATE|DELETE)\\b.*")) {
+                        all.put(type.getSimpleName() + "." + f.getName(), sql);
+                    }
+                }
+            }
+        }
+        for (String status : new String[] {null, "PENDING", "DEAD_LETTERED", "DELIVERED"}) {
+            for (boolean byTopic : new boolean[] {false, true}) {
+                for (boolean byKey : new boolean[] {false, true}) {
+                    all.put("OutboxSql.list(" + status + "," + byTopic + "," + byKey + ")",
+                            OutboxSql.list(status, byTopic, byKey));
+                }
+            }
+        }
+        return all;
+    }
+
+    private static Connection connection() throws SQLException {
+        Connection c = postgres.openConnection();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            s.execute("""
+                    CREATE FUNCTION pg_temp.explain_generic(statement text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+                    BEGIN
+                        RETURN QUERY EXECUTE 'EXPLAIN (GENERIC_PLAN) ' || statement;
+                    END
+                    $f$
+                    """);
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+}

@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.reactive.result.method.annotation.ResponseEntityExceptionHandler;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
 
 /**
@@ -71,6 +72,12 @@ final class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     Mono<ResponseEntity<Object>> unexpected(Exception error, ServerWebExchange exchange) {
+        if (DisconnectedClientHelper.isClientDisconnectedException(error)) {
+            // The client closed its connection before the answer was written (a load generator stopping, a client
+            // timing out): nobody is left to answer, and the request's outcome stands as the database has it. Handed
+            // back to WebFlux, which drops it quietly, instead of a WARN and a 500 written to a closed connection.
+            return Mono.error(error);
+        }
         if (error instanceof ErrorResponse known) {
             return Mono.just(ResponseEntity.status(known.getStatusCode()).headers(known.getHeaders())
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(known.getBody()));

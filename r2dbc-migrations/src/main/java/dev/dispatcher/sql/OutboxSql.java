@@ -106,7 +106,9 @@ public final class OutboxSql {
      * follows the update chain and re-checks the conditions on the newest version, and where the TID no longer
      * matches (versions that re-check the TID itself) the row is passed over like a locked one: the run is cut
      * before it and it stays for a later claim. The UPDATE below joins by primary key, never by that {@code ctid}
-     * (see {@link #CLAIM_UNORDERED}).
+     * (see {@link #CLAIM_UNORDERED}). Run it planned per call ({@code plan_cache_mode = force_custom_plan}): a
+     * generic plan made from statistics of a drained outbox joins {@code locked} to {@code picked} by comparing
+     * every pair.
      */
     public static final String CLAIM_PER_KEY = """
             WITH RECURSIVE
@@ -246,6 +248,7 @@ public final class OutboxSql {
      * Deletes up to {@code $3} terminal rows of status {@code $1} finished more than {@code $2} ms ago.
      * Index: {@code outbox_message_created_brin} narrows to old pages (a row finishes after it is created), then
      * the finish time is checked per row. Bounded, so one pass never holds many locks; run until it returns 0.
+     * Run it planned per call: a generic plan made from statistics of a drained outbox reads the whole table.
      */
     public static final String DELETE_FINISHED = """
             DELETE FROM outbox_message o

@@ -23,7 +23,8 @@ import org.springframework.context.annotation.Configuration;
  *       {@code track_planning}), and dropping it took PostgreSQL from 0.87 to 0.65 cores at a higher request
  *       rate. Every other statement's generic plan finds its rows through an index whatever its parameters and
  *       never joins by comparing all pairs ({@code GenericPlanIT}); the few whose best plan depends on their
- *       values (the claims, audit retention) run in a transaction planned per call ({@code store.Connections}). Results come back in binary format ({@code forceBinary}): in text
+ *       values (the claims that read a live index in {@code seq} order, retention) run in a transaction planned per
+ *       call ({@code store.Connections}). Results come back in binary format ({@code forceBinary}): in text
  *       format, parsing timestamps with a {@code DateTimeFormatter} and payloads from hex took a quarter of the
  *       relay JVM's CPU in a drain profile (JFR), on the event loop that runs every statement's results.
  *   <li>Flyway creates and migrates the schema at start-up (history table from {@code spring.flyway.table}).

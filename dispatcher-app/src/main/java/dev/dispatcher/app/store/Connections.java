@@ -49,8 +49,8 @@ final class Connections {
 
     /**
      * One statement in its own READ COMMITTED transaction, planned for its actual parameters rather than with the
-     * connection's cached generic plan, for statements whose best plan depends on their values: the per-key claim
-     * (a claim's planning is a small part of its rows' cost) and retention by age.
+     * connection's cached generic plan, for statements whose best plan depends on their values and which run
+     * rarely enough that planning each call costs nothing that matters: retention by age.
      */
     static <T> Flux<T> plannedPerCall(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
         return opened(BEGIN_PLANNED_PER_CALL, connections, work);

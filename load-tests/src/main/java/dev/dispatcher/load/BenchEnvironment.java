@@ -93,7 +93,9 @@ final class BenchEnvironment implements AutoCloseable {
                 .host(postgres.host()).port(postgres.port()).database(postgres.database())
                 .username(postgres.username()).password(postgres.password())
                 .schema(schema).applicationName(appName)
-                .options(Map.of("plan_cache_mode", System.getProperty("dispatcher.bench.plan-cache-mode", "force_generic_plan"))) // as the service (DatabaseConfiguration)
+                // as the service (DatabaseConfiguration), unless -Ddispatcher.bench.plan-cache-mode says otherwise
+                .options(Map.of("plan_cache_mode",
+                        System.getProperty("dispatcher.bench.plan-cache-mode", "force_generic_plan")))
                 .forceBinary(true) // as the service: binary results (see DatabaseConfiguration)
                 .build());
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)

@@ -41,7 +41,8 @@ class GenericPlanIT {
             "OutboxSql.DELETE_FINISHED", "AuditSql.DELETE_OLD");
 
     /** A full read of one of the growing tables; small tables (control) may be scanned. */
-    private static final Pattern FULL_SCAN = Pattern.compile("Seq Scan on (outbox_message|inbox_message|dispatch_audit)");
+    private static final Pattern FULL_SCAN =
+            Pattern.compile("Seq Scan on (outbox_message|inbox_message|dispatch_audit)");
 
     /** Two materialised row sets joined by comparing every pair: quadratic in a claim's size. */
     private static final Pattern ALL_PAIRS = Pattern.compile(

@@ -36,7 +36,8 @@ import org.springframework.context.annotation.Configuration;
 final class DatabaseConfiguration {
 
     /** Session settings of every Dispatcher connection. */
-    static final java.util.Map<String, String> CONNECTION_SETTINGS = java.util.Map.of("plan_cache_mode", "force_generic_plan");
+    static final java.util.Map<String, String> CONNECTION_SETTINGS =
+            java.util.Map.of("plan_cache_mode", "force_generic_plan");
 
     @Bean
     ConnectionFactoryOptionsBuilderCustomizer dispatcherConnectionOptions(DispatcherProperties properties) {

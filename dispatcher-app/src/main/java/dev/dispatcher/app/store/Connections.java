@@ -21,15 +21,12 @@ final class Connections {
         return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
     }
 
-    /**
-     * Opens the transaction of {@link #inIndexOrder}: one simple-query round trip, like a plain {@code BEGIN}.
-     */
-    static final String BEGIN_INDEX_ORDERED = "BEGIN ISOLATION LEVEL READ COMMITTED; "
-            + "SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL enable_bitmapscan = off";
-
     /** Opens the transaction of {@link #plannedPerCall}: one simple-query round trip, like a plain {@code BEGIN}. */
     static final String BEGIN_PLANNED_PER_CALL =
             "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = force_custom_plan";
+
+    /** Opens the transaction of {@link #inIndexOrder}: {@link #BEGIN_PLANNED_PER_CALL} without bitmap scans. */
+    static final String BEGIN_INDEX_ORDERED = BEGIN_PLANNED_PER_CALL + "; SET LOCAL enable_bitmapscan = off";
 
     /**
      * One claim statement in its own READ COMMITTED transaction, planned for its actual parameters and without

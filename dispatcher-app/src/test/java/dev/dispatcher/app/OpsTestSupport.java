@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -138,11 +137,7 @@ public abstract class OpsTestSupport {
     // ---- verification through a separate connection
 
     protected static Connection jdbc() throws SQLException {
-        Connection c = TestServers.postgres().openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + SCHEMA);
-        }
-        return c;
+        return TestServers.postgres().openConnection(SCHEMA);
     }
 
     protected static long count(String sql, Object... parameters) {

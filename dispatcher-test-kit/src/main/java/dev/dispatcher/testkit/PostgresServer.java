@@ -47,6 +47,21 @@ public interface PostgresServer extends AutoCloseable {
   }
 
   /**
+   * {@link #openConnection()} with {@code schema} as its {@code search_path}, for checking durable state
+   * independently of the code under test; the caller closes it (closed here if setting the path fails).
+   */
+  default Connection openConnection(String schema) throws SQLException {
+    Connection c = openConnection();
+    try (Statement s = c.createStatement()) {
+      s.execute("SET search_path TO " + schema);
+    } catch (SQLException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
+  /**
    * Creates a new schema named {@code prefix} (lowercased, reduced to {@code [a-z0-9_]}) plus a short random suffix,
    * and runs the Flyway migrations found at {@value #MIGRATION_LOCATION} into it, with history table
    * {@value #SCHEMA_HISTORY_TABLE} and no placeholder replacement. Without migrations on the classpath the schema is

@@ -65,11 +65,7 @@ final class BenchEnvironment implements AutoCloseable {
     }
 
     Connection jdbc(String schema) throws SQLException {
-        Connection c = postgres.openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
-        }
-        return c;
+        return postgres.openConnection(schema);
     }
 
     /** {@link #jdbc} that this environment closes when it is closed. */

@@ -200,9 +200,8 @@ class GenericPlanIT {
     }
 
     private static Connection connection(String schema) throws SQLException {
-        Connection c = postgres.openConnection();
+        Connection c = postgres.openConnection(schema);
         try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
             s.execute("""
                     CREATE FUNCTION pg_temp.explain_generic(statement text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
                     BEGIN

@@ -234,15 +234,7 @@ class SchemaIT {
 
     /** A connection whose search path is a new migrated schema named after {@code prefix}. */
     private static Connection inNewSchema(String prefix) throws SQLException {
-        String schema = postgres.createSchema(prefix);
-        Connection c = postgres.openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
-        } catch (SQLException e) {
-            c.close();
-            throw e;
-        }
-        return c;
+        return postgres.openConnection(postgres.createSchema(prefix));
     }
 
     private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {
@@ -264,14 +256,13 @@ class SchemaIT {
     @Test
     void insertsNotifyOncePerCommittedTransactionAndSkipWhileAnotherIsNotifying() throws SQLException {
         String schema = postgres.createSchema("notify");
-        try (Connection listener = postgres.openConnection(); Connection writer = postgres.openConnection();
+        try (Connection listener = postgres.openConnection(); Connection writer = postgres.openConnection(schema);
              Connection notifier = postgres.openConnection()) {
             PGConnection pg = listener.unwrap(PGConnection.class);
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN dispatcher_outbox");
             }
             try (Statement s = writer.createStatement()) {
-                s.execute("SET search_path TO " + schema);
                 writer.setAutoCommit(false);
                 s.execute("INSERT INTO outbox_message (topic, event_type, payload) VALUES ('t', 'E', '\\x01')");
                 s.execute("INSERT INTO outbox_message (topic, event_type, payload) SELECT 't', 'E', '\\x02' "

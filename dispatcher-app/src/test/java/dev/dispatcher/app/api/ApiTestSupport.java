@@ -27,7 +27,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -165,11 +164,7 @@ abstract class ApiTestSupport {
     // ---- verification through a separate connection
 
     static Connection jdbc() throws SQLException {
-        Connection c = TestServers.postgres().openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + SCHEMA);
-        }
-        return c;
+        return TestServers.postgres().openConnection(SCHEMA);
     }
 
     static long count(String sql, Object... parameters) {

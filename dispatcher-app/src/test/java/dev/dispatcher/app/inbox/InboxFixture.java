@@ -147,11 +147,7 @@ final class InboxFixture implements AutoCloseable {
     }
 
     Connection jdbc() throws SQLException {
-        Connection c = postgres.openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
-        }
-        return c;
+        return postgres.openConnection(schema);
     }
 
     long count(String sql) throws SQLException {

@@ -19,7 +19,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -102,11 +101,7 @@ final class RelayFixture implements AutoCloseable {
     }
 
     Connection jdbc() throws SQLException {
-        Connection c = postgres.openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
-        }
-        return c;
+        return postgres.openConnection(schema);
     }
 
     /** Inserts {@code n} rows on {@code topic}; {@code key} gives each row's key (null for none). Returns ids. */

@@ -23,7 +23,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -674,11 +673,7 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     Connection jdbc() throws SQLException {
-        Connection c = postgres.openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
-        }
-        return c;
+        return postgres.openConnection(schema);
     }
 
     int exec(String sql, Object... args) throws SQLException {

@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,11 +50,7 @@ final class StoreTestDb implements AutoCloseable {
     }
 
     Connection jdbc() throws SQLException {
-        Connection c = postgres.openConnection();
-        try (Statement s = c.createStatement()) {
-            s.execute("SET search_path TO " + schema);
-        }
-        return c;
+        return postgres.openConnection(schema);
     }
 
     /** Inserts one row with {@code key} (null: none) visible after {@code visibleDelay} from now; returns its id. */

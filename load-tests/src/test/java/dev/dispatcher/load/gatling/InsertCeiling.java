@@ -4,7 +4,6 @@ import dev.dispatcher.testkit.PostgresServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,10 +34,7 @@ final class InsertCeiling {
         long started = System.nanoTime();
         for (int i = 0; i < connections; i++) {
             writers.add(Thread.ofPlatform().name("ceiling-" + i).start(() -> {
-                try (Connection c = postgres.openConnection()) {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("SET search_path TO " + schema);
-                    }
+                try (Connection c = postgres.openConnection(schema)) {
                     c.setAutoCommit(true);
                     try (PreparedStatement insert = c.prepareStatement(INSERT)) {
                         while (System.nanoTime() < deadline) {

@@ -64,6 +64,16 @@ final class BenchEnvironment implements AutoCloseable {
         return schema;
     }
 
+    /**
+     * A fresh schema name for a service that creates its own schema (Flyway's {@code create-schemas}), dropped with
+     * the others at {@link #close()} like every schema a run uses: on an external database nothing is left behind.
+     */
+    String serviceSchema(String prefix) {
+        String schema = prefix + "_" + Long.toHexString(System.nanoTime());
+        schemas.add(schema);
+        return schema;
+    }
+
     Connection jdbc(String schema) throws SQLException {
         return postgres.openConnection(schema);
     }

@@ -5,6 +5,7 @@ import dev.dispatcher.app.outbox.RelaySettings;
 import dev.dispatcher.app.store.Ordering;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -32,11 +33,13 @@ import java.util.Map;
  * @param pgUser its user
  * @param pgPassword its password
  * @param bootstrap an external Kafka's bootstrap servers, or null for the in-process broker
+ * @param serviceArgs blackbox mode: extra command-line arguments of the service ({@code --service-args "--a=1 --b=2"},
+ *     settings the harness does not set itself), for tuning experiments; empty by default
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
         int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
         String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
-        String pgPassword, String bootstrap) {
+        String pgPassword, String bootstrap, List<String> serviceArgs) {
 
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
@@ -44,7 +47,8 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
                     + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
-                    + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port]");
+                    + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port] "
+                    + "[--service-args \"--name=value ...\"]");
         }
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < args.length; i++) {
@@ -79,7 +83,8 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Integer.parseInt(o.getOrDefault("receiver-delay-ms", "2")),
                 Integer.parseInt(o.getOrDefault("fail-every", "0")),
                 o.get("pg-url"), o.getOrDefault("pg-user", "postgres"), o.getOrDefault("pg-password", "postgres"),
-                o.get("bootstrap"));
+                o.get("bootstrap"),
+                o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of());
     }
 
     /** SQL expression for the key of generated row {@code g} (1-based). */

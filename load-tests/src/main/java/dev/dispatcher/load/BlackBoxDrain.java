@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +27,7 @@ final class BlackBoxDrain {
     }
 
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
-        String schema = "blackbox_" + Long.toHexString(System.nanoTime());
+        String schema = env.serviceSchema("blackbox");
         String topic = "bench-" + schema;
         String warmTopic = topic + "-warm";
         env.kafka.createTopic(topic, 6);
@@ -35,18 +36,8 @@ final class BlackBoxDrain {
         double endToEnd;
         long lost;
         long duplicates;
-        try (ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(), List.of(), List.of(
-                        "--spring.r2dbc.url=" + env.postgres.r2dbcUrl(),
-                        "--spring.r2dbc.username=" + env.postgres.username(),
-                        "--spring.r2dbc.password=" + env.postgres.password(),
-                        "--spring.kafka.bootstrap-servers=" + env.kafka.bootstrapServers(),
-                        "--dispatcher.schema=" + schema,
-                        "--dispatcher.relay.ordering=" + o.orderingName(),
-                        // ingest is not used; a token keeps the security configuration complete
-                        "--dispatcher.security.tokens[0].name=bench",
-                        "--dispatcher.security.tokens[0].sha256=" + "0".repeat(64),
-                        "--dispatcher.security.tokens[0].roles=PRODUCER"),
-                Path.of("target", "blackbox-service.log"))) {
+        try (ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(), List.of(),
+                serviceArguments(env, o, schema), Path.of("target", "blackbox-service.log"))) {
             System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s%n", service.pid(), service.baseUrl);
             if (o.warmup() > 0) {
                 env.seed(schema, warmTopic, o, o.warmup());
@@ -77,6 +68,23 @@ final class BlackBoxDrain {
         r.put("lost", lost);
         r.put("duplicates", duplicates);
         return RelayBenchmark.json(r);
+    }
+
+    /** The service's command line: the harness's servers and schema, the run's ordering, then {@code --service-args}. */
+    private static List<String> serviceArguments(BenchEnvironment env, BenchOptions o, String schema) {
+        List<String> arguments = new ArrayList<>(List.of(
+                "--spring.r2dbc.url=" + env.postgres.r2dbcUrl(),
+                "--spring.r2dbc.username=" + env.postgres.username(),
+                "--spring.r2dbc.password=" + env.postgres.password(),
+                "--spring.kafka.bootstrap-servers=" + env.kafka.bootstrapServers(),
+                "--dispatcher.schema=" + schema,
+                "--dispatcher.relay.ordering=" + o.orderingName(),
+                // ingest is not used; a token keeps the security configuration complete
+                "--dispatcher.security.tokens[0].name=bench",
+                "--dispatcher.security.tokens[0].sha256=" + "0".repeat(64),
+                "--dispatcher.security.tokens[0].roles=PRODUCER"));
+        arguments.addAll(o.serviceArgs());
+        return arguments;
     }
 
     /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */

@@ -41,7 +41,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.retention()).isEqualTo(new RetentionProperties(Duration.ofDays(7), Duration.ofDays(30),
                 Duration.ofDays(7), Duration.ofDays(90)));
         assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
-                Duration.ofDays(7), 4, Duration.ofSeconds(10)));
+                Duration.ofDays(7), 1, Duration.ofSeconds(10)));
         assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();

@@ -21,11 +21,9 @@ import org.springframework.util.unit.DataSize;
  *     back its key and counts in the backlog until then)
  * @param writers lanes writing single-key requests (plus one lane for multi-key batches), each with at most one
  *     statement in flight; requests that wait for a lane are written together by its next statement. One by
- *     default: every statement costs the database and the service the same fixed work (plan, round trip, commit,
- *     the driver's tokenising of the text), so one lane that writes everything waiting in one statement beat four
- *     lanes with statements a quarter the size (2026-12-01: gatling-ingest single 1,701 against 1,073 requests/s,
- *     p99 47 against 73 ms; under wrk 13.2 against 3.4 messages per statement). More lanes let a key's lock, held
- *     by a long application transaction, stall only their share of the keys.
+ *     default: a statement costs the same fixed work whatever it carries, so one lane writing everything waiting
+ *     beats several writing smaller statements (measured in the README, "HTTP ingest, measured"); more lanes let a
+ *     key's lock, held by a long application transaction, stall only their share of the keys.
  * @param timeout how long a request may wait for its lane; past it, it answers 503 without being written
  */
 public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,

@@ -75,6 +75,14 @@ public interface PostgresServer extends AutoCloseable {
   }
 
   /**
+   * A fresh schema name as {@link #createSchema(String)} makes one, without creating anything: for a process that
+   * creates and migrates its own schema (the service with Flyway's {@code create-schemas}).
+   */
+  static String uniqueSchemaName(String prefix) {
+    return SchemaFactory.uniqueName(prefix);
+  }
+
+  /**
    * Drops {@code schema} and everything in it, if it exists. Benchmarks on an external server drop what they
    * created, so that autovacuum of earlier runs' tables does not take CPU from the next run's measurement.
    *

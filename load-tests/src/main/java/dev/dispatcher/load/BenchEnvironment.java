@@ -69,7 +69,7 @@ final class BenchEnvironment implements AutoCloseable {
      * the others at {@link #close()} like every schema a run uses: on an external database nothing is left behind.
      */
     String serviceSchema(String prefix) {
-        String schema = prefix + "_" + Long.toHexString(System.nanoTime());
+        String schema = PostgresServer.uniqueSchemaName(prefix);
         schemas.add(schema);
         return schema;
     }

@@ -72,12 +72,8 @@ final class BlackBoxDrain {
 
     /** The service's command line: the harness's servers and schema, the run's ordering, then {@code --service-args}. */
     private static List<String> serviceArguments(BenchEnvironment env, BenchOptions o, String schema) {
-        List<String> arguments = new ArrayList<>(List.of(
-                "--spring.r2dbc.url=" + env.postgres.r2dbcUrl(),
-                "--spring.r2dbc.username=" + env.postgres.username(),
-                "--spring.r2dbc.password=" + env.postgres.password(),
-                "--spring.kafka.bootstrap-servers=" + env.kafka.bootstrapServers(),
-                "--dispatcher.schema=" + schema,
+        List<String> arguments = new ArrayList<>(ServiceProcess.serverArguments(env.postgres, env.kafka, schema));
+        arguments.addAll(List.of(
                 "--dispatcher.relay.ordering=" + o.orderingName(),
                 // ingest is not used; a token keeps the security configuration complete
                 "--dispatcher.security.tokens[0].name=bench",

@@ -1,5 +1,7 @@
 package dev.dispatcher.load;
 
+import dev.dispatcher.testkit.KafkaServer;
+import dev.dispatcher.testkit.PostgresServer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -50,6 +52,19 @@ public final class ServiceProcess implements AutoCloseable {
         ServiceProcess service = new ServiceProcess("http://localhost:" + port, process);
         service.awaitHealthy(Duration.ofMinutes(3), log);
         return service;
+    }
+
+    /**
+     * The arguments that point a service at {@code postgres} and {@code kafka} with its tables in {@code schema}
+     * (created by the service's Flyway when missing).
+     */
+    public static List<String> serverArguments(PostgresServer postgres, KafkaServer kafka, String schema) {
+        return List.of(
+                "--spring.r2dbc.url=" + postgres.r2dbcUrl(),
+                "--spring.r2dbc.username=" + postgres.username(),
+                "--spring.r2dbc.password=" + postgres.password(),
+                "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+                "--dispatcher.schema=" + schema);
     }
 
     /** dispatcher-app's exec jar next to this module, or the one {@code -Ddispatcher.service.jar} names. */

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -73,7 +74,7 @@ public final class IngestBenchmark {
                 .split(",")).map(s -> IngestLoad.Scenario.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
 
         String token = "dsp_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
-        String schema = "gatling_" + Long.toHexString(System.nanoTime());
+        String schema = PostgresServer.uniqueSchemaName("gatling");
         Map<String, Object> result = new LinkedHashMap<>();
         try (PostgresServer postgres = o.containsKey("pg-url")
                 ? ExternalServers.postgres(o.get("pg-url"), o.getOrDefault("pg-user", "postgres"),
@@ -87,14 +88,10 @@ public final class IngestBenchmark {
              ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
                      o.containsKey("service-jvm-options") ? List.of(o.get("service-jvm-options").split(" "))
                              : List.of(),
-                     List.of("--spring.r2dbc.url=" + postgres.r2dbcUrl(),
-                             "--spring.r2dbc.username=" + postgres.username(),
-                             "--spring.r2dbc.password=" + postgres.password(),
-                             "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
-                             "--dispatcher.schema=" + schema,
+                     Stream.concat(ServiceProcess.serverArguments(postgres, kafka, schema).stream(), Stream.of(
                              "--dispatcher.security.tokens[0].name=gatling",
                              "--dispatcher.security.tokens[0].sha256=" + sha256(token),
-                             "--dispatcher.security.tokens[0].roles=PRODUCER"),
+                             "--dispatcher.security.tokens[0].roles=PRODUCER")).toList(),
                      Path.of("target", "ingest-service.log"))) {
             System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s; PostgreSQL %s, Kafka %s%n",
                     service.pid(), service.baseUrl, postgres, kafka);

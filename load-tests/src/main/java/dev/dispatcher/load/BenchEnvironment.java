@@ -2,6 +2,8 @@ package dev.dispatcher.load;
 
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
+import dev.dispatcher.app.store.PlannerStatistics;
+import dev.dispatcher.sql.SessionSettings;
 import dev.dispatcher.testkit.EmbeddedKafkaServer;
 import dev.dispatcher.testkit.EmbeddedPostgresServer;
 import dev.dispatcher.testkit.KafkaServer;
@@ -22,6 +24,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The servers a benchmark runs on: a durable embedded PostgreSQL (fsync and synchronous_commit on) and one
@@ -99,15 +104,30 @@ final class BenchEnvironment implements AutoCloseable {
                 .host(postgres.host()).port(postgres.port()).database(postgres.database())
                 .username(postgres.username()).password(postgres.password())
                 .schema(schema).applicationName(appName)
-                // as the service (DatabaseConfiguration), unless -Ddispatcher.bench.plan-cache-mode says otherwise
-                .options(Map.of("plan_cache_mode",
-                        System.getProperty("dispatcher.bench.plan-cache-mode", "force_generic_plan")))
+                // as the service (SessionSettings), unless -Ddispatcher.bench.plan-cache-mode says otherwise
+                .options(sessionSettings())
                 .forceBinary(true) // as the service: binary results (see DatabaseConfiguration)
                 .build());
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(direct)
                 .initialSize(size).maxSize(size).build());
         closeables.add(pool::dispose);
+        // as the service (PlannerStatisticsLifecycle): statistics kept up with the young tables' size
+        PlannerStatistics statistics = new PlannerStatistics(pool);
+        Disposable refreshing = Flux.interval(Duration.ZERO, PlannerStatistics.EVERY).onBackpressureDrop()
+                .concatMap(tick -> statistics.refresh().onErrorResume(e -> Mono.empty()))
+                .subscribe();
+        closeables.add(refreshing::dispose);
         return pool;
+    }
+
+    /** The service's session settings, with {@code -Ddispatcher.bench.plan-cache-mode} when it is set. */
+    private static Map<String, String> sessionSettings() {
+        Map<String, String> settings = new HashMap<>(SessionSettings.SERVICE);
+        String planCacheMode = System.getProperty("dispatcher.bench.plan-cache-mode");
+        if (planCacheMode != null) {
+            settings.put("plan_cache_mode", planCacheMode);
+        }
+        return settings;
     }
 
     RecordPublisher publisher() {

@@ -1,5 +1,8 @@
 package dev.dispatcher.app.config;
 
+import dev.dispatcher.app.store.PlannerStatistics;
+import dev.dispatcher.sql.SessionSettings;
+import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.postgresql.PostgresqlConnectionFactoryProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -17,12 +20,14 @@ import org.springframework.context.annotation.Configuration;
  * <ul>
  *   <li>Every R2DBC connection uses the schema as its {@code search_path} and identifies itself as
  *       {@code dispatcher-<worker-id>} in {@code pg_stat_activity}. It plans each prepared statement once
- *       ({@code plan_cache_mode=force_generic_plan}): with plans made per call ({@code force_custom_plan}, the
- *       earlier setting) planning took as much server time as execution under steady ingest, 0.6 ms for each
- *       ingest statement and 2.2 ms for each per-key claim ({@code pg_stat_statements} with
- *       {@code track_planning}), and dropping it took PostgreSQL from 0.87 to 0.65 cores at a higher request
- *       rate. Every other statement's generic plan finds its rows through an index whatever its parameters and
- *       never joins by comparing all pairs ({@code GenericPlanIT}); the few whose best plan depends on their
+ *       ({@code plan_cache_mode=force_generic_plan}, {@link SessionSettings}): with plans made per call
+ *       ({@code force_custom_plan}, the earlier setting) planning took as much server time as execution under
+ *       steady ingest, 0.6 ms for each ingest statement and 2.2 ms for each per-key claim ({@code
+ *       pg_stat_statements} with {@code track_planning}), and dropping it took PostgreSQL from 0.87 to 0.65 cores
+ *       at a higher request rate. Every other statement's generic plan finds its rows through an index whatever
+ *       its parameters, once the table's statistics describe a table of some size, and never joins by comparing
+ *       all pairs ({@code GenericPlanIT}); {@link PlannerStatistics} keeps the statistics of young queue tables
+ *       up with their size, so no connection keeps a plan made for an empty table. The few whose best plan depends on their
  *       values (the claims that read a live index in {@code seq} order, retention) run in a transaction planned per
  *       call ({@code store.Connections}). Results come back in binary format ({@code forceBinary}): in text
  *       format, parsing timestamps with a {@code DateTimeFormatter} and payloads from hex took a quarter of the
@@ -35,17 +40,23 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 final class DatabaseConfiguration {
 
-    /** Session settings of every Dispatcher connection. */
-    static final java.util.Map<String, String> CONNECTION_SETTINGS =
-            java.util.Map.of("plan_cache_mode", "force_generic_plan");
-
     @Bean
     ConnectionFactoryOptionsBuilderCustomizer dispatcherConnectionOptions(DispatcherProperties properties) {
         return options -> options
                 .option(PostgresqlConnectionFactoryProvider.SCHEMA, properties.schema())
                 .option(PostgresqlConnectionFactoryProvider.APPLICATION_NAME, properties.applicationName())
-                .option(PostgresqlConnectionFactoryProvider.OPTIONS, CONNECTION_SETTINGS)
+                .option(PostgresqlConnectionFactoryProvider.OPTIONS, SessionSettings.SERVICE)
                 .option(PostgresqlConnectionFactoryProvider.FORCE_BINARY, true);
+    }
+
+    @Bean
+    PlannerStatistics plannerStatistics(ConnectionFactory connectionFactory) {
+        return new PlannerStatistics(connectionFactory);
+    }
+
+    @Bean
+    PlannerStatisticsLifecycle plannerStatisticsLifecycle(PlannerStatistics plannerStatistics) {
+        return new PlannerStatisticsLifecycle(plannerStatistics);
     }
 
     @Bean

@@ -7,6 +7,7 @@ import dev.dispatcher.domain.MessageStatus;
 import dev.dispatcher.domain.Queue;
 import dev.dispatcher.domain.TransitionResult;
 import dev.dispatcher.sql.InboxSql;
+import dev.dispatcher.sql.SessionSettings;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Readable;
@@ -27,16 +28,16 @@ import reactor.core.publisher.Mono;
 final class R2dbcInboxStore implements InboxStore {
 
     /**
-     * Opens a handler's transaction, READ COMMITTED, with PostgreSQL's default plan choice ({@code auto}) for the
-     * handler's own statements: they are the application's SQL, which may depend on its parameters' values in
-     * ways {@code GenericPlanIT} does not check, while the service's connections otherwise always use the cached
-     * generic plan (DatabaseConfiguration). {@code auto} still caches the plans of one-row statements (the
+     * Opens a handler's transaction, READ COMMITTED, with PostgreSQL's default plan choice ({@code auto},
+     * {@link SessionSettings#HANDLER_DEFAULTS}) for the handler's own statements: they are the application's SQL,
+     * which may depend on its parameters' values in ways {@code GenericPlanIT} does not check, while the service's
+     * connections otherwise always use the cached generic plan ({@link SessionSettings#SERVICE}). {@code auto} still caches the plans of one-row statements (the
      * handler's and {@code InboxSql.TRANSITION_ONE}), whose planning would otherwise cost more than their
      * execution on every message. One simple-query round trip, like a plain {@code BEGIN}; the driver follows the
      * transaction state from the server's replies.
      */
     static final String BEGIN_HANDLER_TRANSACTION =
-            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = auto";
+            "BEGIN ISOLATION LEVEL READ COMMITTED; " + SessionSettings.HANDLER_DEFAULTS;
 
     private final ConnectionFactory connections;
 

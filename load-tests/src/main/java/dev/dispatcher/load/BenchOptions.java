@@ -41,6 +41,13 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
         String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
         String pgPassword, String bootstrap, List<String> serviceArgs) {
 
+    /** These options with another {@code --duration-s}. */
+    BenchOptions withDuration(Duration d) {
+        return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate, d,
+                baseline, claimLinger, warmup, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl, pgUser,
+                pgPassword, bootstrap, serviceArgs);
+    }
+
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: drain|latency|sweep|inbox [--n N] [--keys 64|hot|K] "

@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -73,15 +74,25 @@ public final class RelayBenchmark {
     /**
      * Drains {@code --warmup} rows (own schema and topic, untimed) before the measured phases, so the figures are
      * a running relay's, not the JIT compiler's: in a cold JVM the first few seconds of a drain ran at a tenth of
-     * the steady rate. The naive baseline and the ceiling run later in the same, warm JVM.
+     * the steady rate. The latency mode then also offers its own load for {@link #LATENCY_WARMUP} on a schema of
+     * its own. The naive baseline and the ceiling run later in the same, warm JVM.
      */
     private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
         if (o.warmup() > 0 && List.of("drain", "latency", "sweep").contains(o.mode())) { // the others warm their own
             DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
             System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                     w.msgsPerSecond());
+            if (o.mode().equals("latency")) {
+                // a drain compiles the batch path; a trickle runs other code (wake-ups, small claims, lingers)
+                latency(env, o.withDuration(LATENCY_WARMUP));
+                System.out.printf(Locale.ROOT, "warm-up: %d s of the same load at %d/s (not reported)%n",
+                        LATENCY_WARMUP.toSeconds(), o.rate());
+            }
         }
     }
+
+    /** How long the latency mode offers its load, untimed, after the warm-up drain. */
+    private static final Duration LATENCY_WARMUP = Duration.ofSeconds(10);
 
     // ------------------------------------------------------------------ drain
 
@@ -200,15 +211,20 @@ public final class RelayBenchmark {
             printRelayView(relayRegistry);
             printRowTimes(env, schema);
             List<Double> latencies = new ArrayList<>();
+            Map<Long, List<Double>> byWindow = new TreeMap<>();
             long lost = 0;
             for (Map.Entry<String, Long> e : committedAt.entrySet()) {
                 Long seen = confirmed.firstSeenNanos(e.getKey());
                 if (seen == null) {
                     lost++;
                 } else {
-                    latencies.add(Math.max(0, seen - e.getValue()) / 1e6);
+                    double ms = Math.max(0, seen - e.getValue()) / 1e6;
+                    latencies.add(ms);
+                    byWindow.computeIfAbsent((e.getValue() - start) / LATENCY_WINDOW_NANOS, w -> new ArrayList<>())
+                            .add(ms);
                 }
             }
+            printLatencyWindows(byWindow);
             Collections.sort(latencies);
             Map<String, Object> r = common(env, o, "relay-latency");
             r.put("offered_per_s", round(offered));
@@ -221,6 +237,20 @@ public final class RelayBenchmark {
             r.put("duplicates", confirmed.duplicates());
             return json(r);
         }
+    }
+
+    /** The width of one window of {@link #printLatencyWindows}. */
+    private static final long LATENCY_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(3);
+
+    /** p50/p99/max of the rows committed in each 3 s window, so a tail can be told apart from a stall. */
+    private static void printLatencyWindows(Map<Long, List<Double>> byWindow) {
+        StringBuilder line = new StringBuilder("latency by 3 s window of commit (p50/p99/max ms):");
+        byWindow.forEach((window, values) -> {
+            Collections.sort(values);
+            line.append(String.format(Locale.ROOT, " %ds:%.0f/%.0f/%.0f", window * 3, percentile(values, 0.5),
+                    percentile(values, 0.99), values.get(values.size() - 1)));
+        });
+        System.out.println(line);
     }
 
     /**

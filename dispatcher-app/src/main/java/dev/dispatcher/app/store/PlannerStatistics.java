@@ -40,7 +40,7 @@ public final class PlannerStatistics {
     private static final Logger log = LoggerFactory.getLogger(PlannerStatistics.class);
 
     /** How often the service compares the queue tables' sizes with their statistics (two catalog lookups). */
-    public static final Duration EVERY = Duration.ofSeconds(2);
+    public static final Duration EVERY = Duration.ofSeconds(1);
 
     /**
      * Statistics that assume this many rows are left to autovacuum (which re-analyses a table after 10% of it

@@ -71,7 +71,7 @@ final class BlackBoxDrain {
     }
 
     /** The service's command line: the harness's servers and schema, the run's ordering, then {@code --service-args}. */
-    private static List<String> serviceArguments(BenchEnvironment env, BenchOptions o, String schema) {
+    static List<String> serviceArguments(BenchEnvironment env, BenchOptions o, String schema) {
         List<String> arguments = new ArrayList<>(ServiceProcess.serverArguments(env.postgres, env.kafka, schema));
         arguments.addAll(List.of(
                 "--dispatcher.relay.ordering=" + o.orderingName(),

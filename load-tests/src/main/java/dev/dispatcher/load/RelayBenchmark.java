@@ -27,7 +27,9 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,8 +65,9 @@ public final class RelayBenchmark {
                 case "inbox" -> InboxBenchmark.run(env, o);
                 case "scale" -> ScalingBenchmark.run(env, o);
                 case "blackbox" -> BlackBoxDrain.run(env, o);
+                case "blackbox-latency" -> BlackBoxLatency.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox|scale|blackbox");
+                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-latency");
             };
         }
         System.out.println("RESULT " + result);
@@ -178,7 +181,6 @@ public final class RelayBenchmark {
         String schema = env.schema("latency");
         String topic = "bench-" + schema;
         env.kafka.createTopic(topic, 6);
-        Map<String, Long> committedAt = new ConcurrentHashMap<>();
         try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", o.inFlight() * 2 + 4);
             RelaySettings settings = new RelaySettings("bench-relay", o.batchSize(), o.inFlight(), o.concurrency(),
@@ -191,25 +193,21 @@ public final class RelayBenchmark {
             listener.start();
             relay.start();
             Thread.sleep(1000); // main thread: let the relay and listener connect before offering load
-            int writers = Math.max(4, o.rate() / 100);
-            long total = (long) o.rate() * o.duration().toSeconds();
-            long start = System.nanoTime();
-            List<Thread> threads = new ArrayList<>();
-            for (int w = 0; w < writers; w++) {
-                int writer = w;
-                Thread t = new Thread(() -> offer(env, schema, topic, o, writer, writers, total, start, committedAt));
-                t.start();
-                threads.add(t);
-            }
-            for (Thread t : threads) {
-                t.join();
-            }
-            double offered = committedAt.size() / ((System.nanoTime() - start) / 1e9);
-            confirmed.awaitDistinct(committedAt.size(), Duration.ofSeconds(60), () -> { });
+            LatencyRun run = offer(env, schema, topic, o, confirmed);
             relay.stop().block(Duration.ofSeconds(30)); // main thread
             listener.stop();
             printRelayView(relayRegistry);
-            printRowTimes(env, schema);
+            return json(run.result(env, o, schema, topic));
+        }
+    }
+
+    /** Commit times of the rows one latency run offered, and the consumer that saw them arrive. */
+    record LatencyRun(Map<String, Long> committedAt, double offeredPerSecond, long start, Confirmations confirmed) {
+
+        /** Prints the rows' own times and the windows; the RESULT fields of {@code relay-latency}. */
+        Map<String, Object> result(BenchEnvironment env, BenchOptions o, String schema, String topic)
+                throws Exception {
+            printRowTimes(env, schema, topic);
             List<Double> latencies = new ArrayList<>();
             Map<Long, List<Double>> byWindow = new TreeMap<>();
             long lost = 0;
@@ -227,7 +225,7 @@ public final class RelayBenchmark {
             printLatencyWindows(byWindow);
             Collections.sort(latencies);
             Map<String, Object> r = common(env, o, "relay-latency");
-            r.put("offered_per_s", round(offered));
+            r.put("offered_per_s", round(offeredPerSecond));
             r.put("n", committedAt.size());
             r.put("p50_ms", round(percentile(latencies, 0.50)));
             r.put("p95_ms", round(percentile(latencies, 0.95)));
@@ -235,8 +233,40 @@ public final class RelayBenchmark {
             r.put("max_ms", round(latencies.isEmpty() ? 0 : latencies.get(latencies.size() - 1)));
             r.put("lost", lost);
             r.put("duplicates", confirmed.duplicates());
-            return json(r);
+            return r;
         }
+    }
+
+    /**
+     * Offers {@code --rate} one-row transactions a second for {@code --duration-s} into {@code schema}'s outbox
+     * with {@code topic}, from writer threads, and waits (at most a minute) until {@code confirmed} saw them all.
+     */
+    static LatencyRun offer(BenchEnvironment env, String schema, String topic, BenchOptions o,
+            Confirmations confirmed) throws Exception {
+        Map<String, Long> committedAt = new ConcurrentHashMap<>();
+        int writers = Math.max(4, o.rate() / 100);
+        long total = (long) o.rate() * o.duration().toSeconds();
+        // every writer connects first: opening 20 connections after the clock started made the first writes late,
+        // and their catch-up a burst that the first seconds' latency measured instead of the offered rate
+        CountDownLatch connected = new CountDownLatch(writers);
+        CompletableFuture<Long> started = new CompletableFuture<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            Thread t = new Thread(() -> offer(env, schema, topic, o, writer, writers, total, connected, started,
+                    committedAt));
+            t.start();
+            threads.add(t);
+        }
+        connected.await();
+        long start = System.nanoTime();
+        started.complete(start);
+        for (Thread t : threads) {
+            t.join();
+        }
+        double offered = committedAt.size() / ((System.nanoTime() - start) / 1e9);
+        confirmed.awaitDistinct(committedAt.size(), Duration.ofSeconds(60), () -> { });
+        return new LatencyRun(committedAt, offered, start, confirmed);
     }
 
     /** The width of one window of {@link #printLatencyWindows}. */
@@ -271,29 +301,35 @@ public final class RelayBenchmark {
      * Where a row's time went, from its own timestamps: insert to claim ({@code created_at} to the last claim's
      * {@code last_attempt_at}) and claim to the Deliver write ({@code delivered_at}), p50/p99 in ms.
      */
-    private static void printRowTimes(BenchEnvironment env, String schema) throws SQLException {
-        try (Connection c = env.jdbc(schema); Statement s = c.createStatement(); ResultSet r = s.executeQuery("""
+    private static void printRowTimes(BenchEnvironment env, String schema, String topic) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
                 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY w), percentile_cont(0.99) WITHIN GROUP (ORDER BY w),
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY d), percentile_cont(0.99) WITHIN GROUP (ORDER BY d)
                   FROM (SELECT extract(epoch FROM last_attempt_at - created_at) * 1000 AS w,
                                extract(epoch FROM delivered_at - last_attempt_at) * 1000 AS d
-                          FROM outbox_message WHERE status = 'DELIVERED') t
+                          FROM outbox_message WHERE status = 'DELIVERED' AND topic = ?) t
                 """)) {
-            if (r.next()) {
-                System.out.printf(Locale.ROOT, "row times: insert-to-claim p50 %.1f p99 %.1f ms; claim-to-delivered p50 %.1f"
-                        + " p99 %.1f ms%n", r.getDouble(1), r.getDouble(2), r.getDouble(3), r.getDouble(4));
+            s.setString(1, topic);
+            try (ResultSet r = s.executeQuery()) {
+                if (r.next()) {
+                    System.out.printf(Locale.ROOT, "row times: insert-to-claim p50 %.1f p99 %.1f ms; claim-to-delivered"
+                            + " p50 %.1f p99 %.1f ms%n", r.getDouble(1), r.getDouble(2), r.getDouble(3), r.getDouble(4));
+                }
             }
         }
     }
 
     /** One writer thread: one-row transactions, paced to its share of the offered rate. */
     private static void offer(BenchEnvironment env, String schema, String topic, BenchOptions o, int writer,
-            int writers, long total, long start, Map<String, Long> committedAt) {
+            int writers, long total, CountDownLatch connected, CompletableFuture<Long> started,
+            Map<String, Long> committedAt) {
         double intervalNanos = 1e9 * writers / o.rate();
         byte[] payload = "x".repeat(o.payloadBytes()).getBytes();
         try (Connection c = env.jdbc(schema); PreparedStatement insert = c.prepareStatement("""
                 INSERT INTO outbox_message (id, topic, message_key, event_type, payload) VALUES (?, ?, ?, 'BenchEvent', ?)
                 """)) {
+            connected.countDown();
+            long start = started.get(); // a plain writer thread, waiting for the others to connect
             for (long i = writer; i < total; i += writers) {
                 long due = start + (long) (i / (double) writers * intervalNanos);
                 long wait = due - System.nanoTime();

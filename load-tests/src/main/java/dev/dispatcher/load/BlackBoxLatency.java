@@ -1,0 +1,53 @@
+package dev.dispatcher.load;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code blackbox-latency}: the latency mode against the relay as users deploy it, the service jar started with
+ * {@code java -jar} ({@link ServiceProcess}, default settings but {@code --ordering}) on the harness's PostgreSQL and
+ * Kafka. The service first drains {@code --warmup} rows to a topic of their own, then gets 10 s of the measured
+ * load, untimed, to the measured topic (so the first measured records do not wait for the producer to fetch a new
+ * topic's metadata, a one-time cost of 100-200 ms); both in the same table, as a running service's table has
+ * history. Then writer threads offer {@code --rate} one-row durable transactions a second for {@code --duration-s},
+ * and the consumer measures commit to arrival on Kafka of those rows only (the row-times line covers the topic
+ * with its warm-up trickle). {@code
+ * -Ddispatcher.bench.service-jvm-options="..."} adds JVM options to the service's command line (a GC to compare,
+ * say). RESULT {@code relay-latency}.
+ */
+final class BlackBoxLatency {
+
+    /** The untimed trickle after the warm-up drain. */
+    private static final Duration TRICKLE_WARMUP = Duration.ofSeconds(10);
+
+    private BlackBoxLatency() {
+    }
+
+    static String run(BenchEnvironment env, BenchOptions o) throws Exception {
+        String schema = env.serviceSchema("blackbox");
+        String topic = "bench-" + schema;
+        String warmTopic = topic + "-warm";
+        env.kafka.createTopic(topic, 6);
+        env.kafka.createTopic(warmTopic, 6);
+        String jvmOptions = System.getProperty("dispatcher.bench.service-jvm-options", "").strip();
+        try (ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
+                jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+")),
+                BlackBoxDrain.serviceArguments(env, o, schema), Path.of("target", "blackbox-service.log"))) {
+            System.out.printf(Locale.ROOT, "service: java -jar %s, pid %d, %s%n", jvmOptions, service.pid(),
+                    service.baseUrl);
+            if (o.warmup() > 0) {
+                env.seed(schema, warmTopic, o, o.warmup());
+                env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
+            }
+            try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+                RelayBenchmark.offer(env, schema, topic, o.withDuration(TRICKLE_WARMUP), confirmed);
+                System.out.printf(Locale.ROOT, "warm-up: %d messages drained and %d s at %d/s (not reported)%n",
+                        o.warmup(), TRICKLE_WARMUP.toSeconds(), o.rate());
+                RelayBenchmark.LatencyRun run = RelayBenchmark.offer(env, schema, topic, o, confirmed);
+                return RelayBenchmark.json(run.result(env, o, schema, topic));
+            }
+        }
+    }
+}

@@ -36,12 +36,9 @@ final class BlackBoxDrain {
         double endToEnd;
         long lost;
         long duplicates;
-        try (ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(), List.of(),
-                serviceArguments(env, o, schema), Path.of("target", "blackbox-service.log"))) {
-            System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s%n", service.pid(), service.baseUrl);
+        try (ServiceProcess service = startService(env, o, schema)) {
             if (o.warmup() > 0) {
-                env.seed(schema, warmTopic, o, o.warmup());
-                env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
+                warmUp(env, o, schema, warmTopic);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages delivered (not reported)%n", o.warmup());
             }
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
@@ -70,8 +67,28 @@ final class BlackBoxDrain {
         return RelayBenchmark.json(r);
     }
 
+    /**
+     * The service jar on {@code schema}, with the JVM options of {@code -Ddispatcher.bench.service-jvm-options}
+     * (none by default), logging to {@code target/blackbox-service.log}.
+     */
+    static ServiceProcess startService(BenchEnvironment env, BenchOptions o, String schema) throws Exception {
+        String jvmOptions = System.getProperty("dispatcher.bench.service-jvm-options", "").strip();
+        ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
+                jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+")),
+                serviceArguments(env, o, schema), Path.of("target", "blackbox-service.log"));
+        System.out.printf(Locale.ROOT, "service: java -jar %s, pid %d, %s%n", jvmOptions, service.pid(),
+                service.baseUrl);
+        return service;
+    }
+
+    /** Seeds {@code --warmup} rows to {@code warmTopic} and waits until the service delivered them. */
+    static void warmUp(BenchEnvironment env, BenchOptions o, String schema, String warmTopic) throws Exception {
+        env.seed(schema, warmTopic, o, o.warmup());
+        env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
+    }
+
     /** The service's command line: the harness's servers and schema, the run's ordering, then {@code --service-args}. */
-    static List<String> serviceArguments(BenchEnvironment env, BenchOptions o, String schema) {
+    private static List<String> serviceArguments(BenchEnvironment env, BenchOptions o, String schema) {
         List<String> arguments = new ArrayList<>(ServiceProcess.serverArguments(env.postgres, env.kafka, schema));
         arguments.addAll(List.of(
                 "--dispatcher.relay.ordering=" + o.orderingName(),

@@ -1,8 +1,6 @@
 package dev.dispatcher.load;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -13,9 +11,8 @@ import java.util.Locale;
  * topic's metadata, a one-time cost of 100-200 ms); both in the same table, as a running service's table has
  * history. Then writer threads offer {@code --rate} one-row durable transactions a second for {@code --duration-s},
  * and the consumer measures commit to arrival on Kafka of those rows only (the row-times line covers the topic
- * with its warm-up trickle). {@code
- * -Ddispatcher.bench.service-jvm-options="..."} adds JVM options to the service's command line (a GC to compare,
- * say). RESULT {@code relay-latency}.
+ * with its warm-up trickle). The service's JVM options as for {@link BlackBoxDrain#startService}. RESULT {@code
+ * relay-latency}.
  */
 final class BlackBoxLatency {
 
@@ -31,15 +28,9 @@ final class BlackBoxLatency {
         String warmTopic = topic + "-warm";
         env.kafka.createTopic(topic, 6);
         env.kafka.createTopic(warmTopic, 6);
-        String jvmOptions = System.getProperty("dispatcher.bench.service-jvm-options", "").strip();
-        try (ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
-                jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+")),
-                BlackBoxDrain.serviceArguments(env, o, schema), Path.of("target", "blackbox-service.log"))) {
-            System.out.printf(Locale.ROOT, "service: java -jar %s, pid %d, %s%n", jvmOptions, service.pid(),
-                    service.baseUrl);
+        try (ServiceProcess service = BlackBoxDrain.startService(env, o, schema)) {
             if (o.warmup() > 0) {
-                env.seed(schema, warmTopic, o, o.warmup());
-                env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
+                BlackBoxDrain.warmUp(env, o, schema, warmTopic);
             }
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
                 RelayBenchmark.offer(env, schema, topic, o.withDuration(TRICKLE_WARMUP), confirmed);

@@ -121,4 +121,30 @@ class AppContextIT {
             }
         }
     }
+
+    @Test
+    void theServiceAnalysesAGrowingOutboxForItsCachedPlans() throws Exception {
+        try (Connection connection = TestServers.postgres().openConnection(schema);
+                java.sql.Statement statement = connection.createStatement()) {
+            // delivered history: rows the planner must know about, which the relay leaves alone
+            statement.executeUpdate("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload, status, delivered_at)
+                    SELECT 'app-context', 'key-' || (g % 8), 'E', '\\x00', 'DELIVERED', now()
+                      FROM generate_series(1, 2000) g
+                    """);
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+            long analysed = 0;
+            while (analysed == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(200); // the test thread polls the statistics views
+                try (ResultSet rows = statement.executeQuery("""
+                        SELECT analyze_count FROM pg_stat_user_tables
+                         WHERE schemaname = current_schema() AND relname = 'outbox_message'
+                        """)) {
+                    rows.next();
+                    analysed = rows.getLong(1); // ANALYZE statements only; autovacuum's are autoanalyze_count
+                }
+            }
+            assertThat(analysed).as("ANALYZE runs on the service's outbox").isPositive();
+        }
+    }
 }

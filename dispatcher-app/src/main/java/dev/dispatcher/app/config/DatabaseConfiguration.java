@@ -2,8 +2,8 @@ package dev.dispatcher.app.config;
 
 import dev.dispatcher.app.store.PlannerStatistics;
 import dev.dispatcher.sql.SessionSettings;
-import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.postgresql.PostgresqlConnectionFactoryProvider;
+import io.r2dbc.spi.ConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
@@ -27,9 +27,9 @@ import org.springframework.context.annotation.Configuration;
  *       at a higher request rate. Every other statement's generic plan finds its rows through an index whatever
  *       its parameters, once the table's statistics describe a table of some size, and never joins by comparing
  *       all pairs ({@code GenericPlanIT}); {@link PlannerStatistics} keeps the statistics of young queue tables
- *       up with their size, so no connection keeps a plan made for an empty table. The few whose best plan depends on their
- *       values (the claims that read a live index in {@code seq} order, retention) run in a transaction planned per
- *       call ({@code store.Connections}). Results come back in binary format ({@code forceBinary}): in text
+ *       up with their size, so no connection keeps a plan made for an empty table. The few whose best plan
+ *       depends on their values (the claims that read a live index in {@code seq} order, retention) run in a
+ *       transaction planned per call ({@code store.Connections}). Results come back in binary format ({@code forceBinary}): in text
  *       format, parsing timestamps with a {@code DateTimeFormatter} and payloads from hex took a quarter of the
  *       relay JVM's CPU in a drain profile (JFR), on the event loop that runs every statement's results.
  *   <li>Flyway creates and migrates the schema at start-up (history table from {@code spring.flyway.table}).

@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs {@link PlannerStatistics#refresh()} every {@link PlannerStatistics#EVERY} while the service runs, from before the relay and
- * the inbox start until after they stop. A failed pass is logged and the next one runs as usual.
+ * Runs {@link PlannerStatistics#refresh()} every {@link PlannerStatistics#EVERY} while the service runs, from
+ * before the relay and the inbox start until after they stop. A failed pass is logged and the next one runs as usual.
  */
 final class PlannerStatisticsLifecycle implements SmartLifecycle {
 

@@ -31,9 +31,9 @@ final class R2dbcInboxStore implements InboxStore {
      * Opens a handler's transaction, READ COMMITTED, with PostgreSQL's default plan choice ({@code auto},
      * {@link SessionSettings#HANDLER_DEFAULTS}) for the handler's own statements: they are the application's SQL,
      * which may depend on its parameters' values in ways {@code GenericPlanIT} does not check, while the service's
-     * connections otherwise always use the cached generic plan ({@link SessionSettings#SERVICE}). {@code auto} still caches the plans of one-row statements (the
-     * handler's and {@code InboxSql.TRANSITION_ONE}), whose planning would otherwise cost more than their
-     * execution on every message. One simple-query round trip, like a plain {@code BEGIN}; the driver follows the
+     * connections otherwise always use the cached generic plan ({@link SessionSettings#SERVICE}). {@code auto}
+     * still caches the plans of one-row statements (the handler's and {@code InboxSql.TRANSITION_ONE}), whose
+     * planning would otherwise cost more than their execution on every message. One simple-query round trip, like a plain {@code BEGIN}; the driver follows the
      * transaction state from the server's replies.
      */
     static final String BEGIN_HANDLER_TRANSACTION =

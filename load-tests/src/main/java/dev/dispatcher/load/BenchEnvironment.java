@@ -2,6 +2,7 @@ package dev.dispatcher.load;
 
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
+import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.store.PlannerStatistics;
 import dev.dispatcher.sql.SessionSettings;
 import dev.dispatcher.testkit.EmbeddedKafkaServer;
@@ -24,9 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * The servers a benchmark runs on: a durable embedded PostgreSQL (fsync and synchronous_commit on) and one
@@ -113,10 +111,9 @@ final class BenchEnvironment implements AutoCloseable {
         closeables.add(pool::dispose);
         // as the service (PlannerStatisticsLifecycle): statistics kept up with the young tables' size
         PlannerStatistics statistics = new PlannerStatistics(pool);
-        Disposable refreshing = Flux.interval(Duration.ZERO, PlannerStatistics.EVERY).onBackpressureDrop()
-                .concatMap(tick -> statistics.refresh().onErrorResume(e -> Mono.empty()))
-                .subscribe();
-        closeables.add(refreshing::dispose);
+        PeriodicPass refreshing = new PeriodicPass(() -> statistics.refresh().then(), e -> { });
+        refreshing.start(Duration.ZERO, PlannerStatistics.EVERY);
+        closeables.add(refreshing::stop); // closed in reverse order: before the pool
         return pool;
     }
 

@@ -27,11 +27,10 @@ final class BlackBoxDrain {
     }
 
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
-        String schema = env.serviceSchema("blackbox");
-        String topic = "bench-" + schema;
-        String warmTopic = topic + "-warm";
-        env.kafka.createTopic(topic, 6);
-        env.kafka.createTopic(warmTopic, 6);
+        Topics topics = Topics.create(env);
+        String schema = topics.schema();
+        String topic = topics.measured();
+        String warmTopic = topics.warmUp();
         double byRows;
         double endToEnd;
         long lost;
@@ -65,6 +64,18 @@ final class BlackBoxDrain {
         r.put("lost", lost);
         r.put("duplicates", duplicates);
         return RelayBenchmark.json(r);
+    }
+
+    /** A blackbox run's service schema, and its measured and warm-up topics (6 partitions each), created. */
+    record Topics(String schema, String measured, String warmUp) {
+
+        static Topics create(BenchEnvironment env) {
+            String schema = env.serviceSchema("blackbox");
+            Topics topics = new Topics(schema, "bench-" + schema, "bench-" + schema + "-warm");
+            env.kafka.createTopic(topics.measured, 6);
+            env.kafka.createTopic(topics.warmUp, 6);
+            return topics;
+        }
     }
 
     /**

@@ -23,11 +23,10 @@ final class BlackBoxLatency {
     }
 
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
-        String schema = env.serviceSchema("blackbox");
-        String topic = "bench-" + schema;
-        String warmTopic = topic + "-warm";
-        env.kafka.createTopic(topic, 6);
-        env.kafka.createTopic(warmTopic, 6);
+        BlackBoxDrain.Topics topics = BlackBoxDrain.Topics.create(env);
+        String schema = topics.schema();
+        String topic = topics.measured();
+        String warmTopic = topics.warmUp();
         try (ServiceProcess service = BlackBoxDrain.startService(env, o, schema)) {
             if (o.warmup() > 0) {
                 BlackBoxDrain.warmUp(env, o, schema, warmTopic);

@@ -2,6 +2,7 @@ package dev.dispatcher.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dispatcher.testkit.PlanShapes;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
 import java.lang.reflect.Field;
@@ -15,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,21 +40,6 @@ class GenericPlanIT {
     /** Statements the service runs with {@code plan_cache_mode=force_custom_plan} in their transaction. */
     static final Set<String> PLANNED_PER_CALL = Set.of("OutboxSql.CLAIM_UNORDERED", "InboxSql.CLAIM",
             "OutboxSql.DELETE_FINISHED", "AuditSql.DELETE_OLD");
-
-    /** A sequential scan of one of the growing tables; small tables (control) may be scanned. */
-    private static final Pattern SEQ_SCAN =
-            Pattern.compile("Seq Scan on (outbox_message|inbox_message|dispatch_audit)");
-
-    /**
-     * A scan of one of the growing tables' indexes that are not partial: the ones that hold the whole history, so
-     * a scan of one with no condition on its index reads the table in full. With sequential scans off (the
-     * service's {@link SessionSettings#SERVICE}) a plan that must read a whole table walks such an index instead.
-     * The live and dead-letter indexes are partial (bounded by the backlog), and a scan right under a
-     * {@code Limit} stops early ({@code max(seq)}, a listing's page).
-     */
-    private static final Pattern HISTORY_INDEX_SCAN = Pattern.compile(
-            "^(\\s*)(?:->\\s+)?Index (?:Only )?Scan(?: Backward)? using (?:outbox_message_pkey|outbox_message_seq_key|"
-                    + "inbox_message_pkey|inbox_message_seq_key|dispatch_audit_pkey|dispatch_audit_message_idx) on ");
 
     /** Two materialised row sets joined by comparing every pair: quadratic in a claim's size. */
     private static final Pattern ALL_PAIRS = Pattern.compile(
@@ -147,7 +132,7 @@ class GenericPlanIT {
                         continue;
                     }
                     String plan = genericPlan(c, e.getValue());
-                    if (readsAGrowingTableInFull(plan) || ALL_PAIRS.matcher(plan).find()) {
+                    if (PlanShapes.readsAGrowingTableInFull(plan) || ALL_PAIRS.matcher(plan).find()) {
                         hazards.put(schema + " " + e.getKey(), plan);
                     }
                 }
@@ -167,7 +152,7 @@ class GenericPlanIT {
         try (Connection c = connection(empty)) {
             for (String name : List.of("OutboxSql.CLAIM_PER_KEY", "OutboxSql.DELIVER_LEASED", "OutboxSql.INGEST")) {
                 String plan = genericPlan(c, statements.get(name));
-                assertThat(readsAGrowingTableInFull(plan)).as(name + "\n" + plan).isTrue();
+                assertThat(PlanShapes.readsAGrowingTableInFull(plan)).as(name + "\n" + plan).isTrue();
             }
         }
     }
@@ -188,71 +173,10 @@ class GenericPlanIT {
                     c.rollback();
                 }
             }
-            assertThat(readsAGrowingTableInFull(plans.toString()) || ALL_PAIRS.matcher(plans).find())
+            assertThat(PlanShapes.readsAGrowingTableInFull(plans.toString()) || ALL_PAIRS.matcher(plans).find())
                     .as(name + "\n" + plans)
                     .isTrue();
         }
-    }
-
-    /** A sequential scan, or an index scan without an index condition, of a growing table. */
-    static boolean readsAGrowingTableInFull(String plan) {
-        if (SEQ_SCAN.matcher(plan).find()) {
-            return true;
-        }
-        String[] lines = plan.split("\n");
-        for (int i = 0; i < lines.length; i++) {
-            Matcher scan = HISTORY_INDEX_SCAN.matcher(lines[i]);
-            if (!scan.find() || (i > 0 && lines[i - 1].strip().matches("(->\\s+)?Limit\\b.*"))) {
-                continue;
-            }
-            boolean conditioned = false;
-            int detailIndent = scan.group(1).length() + 2;
-            for (int j = i + 1; j < lines.length && indent(lines[j]) >= detailIndent
-                    && !lines[j].strip().startsWith("->"); j++) {
-                conditioned |= lines[j].strip().startsWith("Index Cond:");
-            }
-            if (!conditioned) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static int indent(String line) {
-        int n = 0;
-        while (n < line.length() && line.charAt(n) == ' ') {
-            n++;
-        }
-        return n;
-    }
-
-    @Test
-    void aFullIndexScanCountsAsAFullRead() {
-        String full = """
-                  ->  Hash Join  (cost=325.06..27303.22 rows=9989 width=130)
-                        Hash Cond: (o.id = c.id)
-                        ->  Index Scan using outbox_message_pkey on outbox_message o  (cost=0.42..26166.35 rows=150000)
-                        ->  Hash  (cost=199.78..199.78 rows=9989 width=72)
-                """;
-        String probed = """
-                  ->  Nested Loop  (cost=0.29..8.34 rows=1 width=130)
-                        ->  Index Scan using outbox_message_pkey on outbox_message o  (cost=0.29..8.31 rows=1 width=26)
-                              Index Cond: (id = c.id)
-                        ->  Index Scan using outbox_message_live_seq_idx on outbox_message m  (cost=0.28..4.31 rows=1)
-                              Index Cond: (seq > 0)
-                              Filter: (status = ANY ('{PENDING,RETRY_SCHEDULED}'::text[]))
-                """;
-        assertThat(readsAGrowingTableInFull(full)).isTrue();
-        assertThat(readsAGrowingTableInFull(probed)).isFalse();
-        String page = """
-                  ->  Limit  (cost=0.42..0.48 rows=1 width=8)
-                        ->  Index Only Scan Backward using outbox_message_seq_key on outbox_message m  (cost=0.42..9170.42)
-                  ->  Index Scan using outbox_message_live_seq_idx on outbox_message b  (cost=0.28..4.29 rows=1)
-                """;
-        assertThat(readsAGrowingTableInFull(page)).isFalse();
-        assertThat(readsAGrowingTableInFull("  ->  Seq Scan on outbox_message m  (cost=0.00..15.95 rows=1)\n")).isTrue();
-        assertThat(readsAGrowingTableInFull("  ->  Seq Scan on dispatcher_control c  (cost=0.00..1.01 rows=1)\n"))
-                .isFalse();
     }
 
     /**

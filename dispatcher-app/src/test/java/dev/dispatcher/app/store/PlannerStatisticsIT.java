@@ -3,6 +3,7 @@ package dev.dispatcher.app.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.sql.OutboxSql;
+import dev.dispatcher.testkit.PlanShapes;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -50,7 +51,7 @@ class PlannerStatisticsIT {
             s.execute("SET plan_cache_mode = force_generic_plan");
             s.execute("PREPARE deliver AS " + OutboxSql.DELIVER_LEASED);
             String cachedWhileEmpty = explainExecute(s, "deliver", OutboxSql.DELIVER_LEASED);
-            assertThat(readsTheTableInFull(cachedWhileEmpty)).as(cachedWhileEmpty).isTrue();
+            assertThat(PlanShapes.readsAGrowingTableInFull(cachedWhileEmpty)).as(cachedWhileEmpty).isTrue();
             assertThat(statistics.refresh().block(StoreTestDb.BLOCK)).as("an empty table is not due").isEmpty();
 
             db.exec("""
@@ -70,7 +71,7 @@ class PlannerStatisticsIT {
 
             String madeAgain = explainExecute(s, "deliver", OutboxSql.DELIVER_LEASED);
             assertThat(madeAgain).as("the same session's cached plan after the ANALYZE").isNotEqualTo(cachedWhileEmpty);
-            assertThat(readsTheTableInFull(madeAgain)).as(madeAgain).isFalse();
+            assertThat(PlanShapes.readsAGrowingTableInFull(madeAgain)).as(madeAgain).isFalse();
         }
     }
 
@@ -89,21 +90,6 @@ class PlannerStatisticsIT {
             }
         }
         return plan.toString();
-    }
-
-    /** A sequential scan of the outbox, or a walk of its primary key with no condition on it. */
-    private static boolean readsTheTableInFull(String plan) {
-        if (plan.contains("Seq Scan on outbox_message")) {
-            return true;
-        }
-        String[] lines = plan.split("\n");
-        for (int i = 0; i < lines.length; i++) {
-            if (lines[i].contains("Index Scan using outbox_message_pkey")
-                    && (i + 1 >= lines.length || !lines[i + 1].contains("Index Cond:"))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static long analysedRows() throws SQLException {

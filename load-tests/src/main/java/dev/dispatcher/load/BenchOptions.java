@@ -48,6 +48,13 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 pgPassword, bootstrap, serviceArgs);
     }
 
+    /** These options with {@code warmup} messages, the number a warm-up really drained (for the RESULT). */
+    BenchOptions withWarmup(int drained) {
+        return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate,
+                duration, baseline, claimLinger, drained, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl,
+                pgUser, pgPassword, bootstrap, serviceArgs);
+    }
+
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: drain|latency|sweep|inbox [--n N] [--keys 64|hot|K] "

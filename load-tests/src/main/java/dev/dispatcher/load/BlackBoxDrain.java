@@ -26,7 +26,8 @@ final class BlackBoxDrain {
     private BlackBoxDrain() {
     }
 
-    static String run(BenchEnvironment env, BenchOptions o) throws Exception {
+    static String run(BenchEnvironment env, BenchOptions options) throws Exception {
+        BenchOptions o = options;
         Topics topics = Topics.create(env);
         String schema = topics.schema();
         String topic = topics.measured();
@@ -37,10 +38,11 @@ final class BlackBoxDrain {
         long duplicates;
         try (ServiceProcess service = startService(env, o, schema)) {
             if (o.warmup() > 0) {
-                warmUp(env, o, schema, warmTopic);
+                o = o.withWarmup((int) warmUp(env, o, service, schema, warmTopic));
                 System.out.printf(Locale.ROOT, "warm-up: %d messages delivered (not reported)%n", o.warmup());
             }
-            try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+            try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
+                    Confirmations.Fetch.THROUGHPUT)) {
                 long start = System.nanoTime();
                 env.seed(schema, topic, o, o.n());
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
@@ -92,10 +94,17 @@ final class BlackBoxDrain {
         return service;
     }
 
-    /** Seeds {@code --warmup} rows to {@code warmTopic} and waits until the service delivered them. */
-    static void warmUp(BenchEnvironment env, BenchOptions o, String schema, String warmTopic) throws Exception {
-        env.seed(schema, warmTopic, o, o.warmup());
-        env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
+    /**
+     * Seeds {@code --warmup} rows to {@code warmTopic} and waits until the service delivered them, in rounds until
+     * the service has nearly stopped compiling ({@link JitWarmUp}); returns the rows drained.
+     */
+    static long warmUp(BenchEnvironment env, BenchOptions o, ServiceProcess service, String schema, String warmTopic)
+            throws Exception {
+        return JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
+            env.seed(schema, warmTopic, o, o.warmup());
+            env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
+            return o.warmup();
+        });
     }
 
     /** The service's command line: the harness's servers and schema, the run's ordering, then {@code --service-args}. */
@@ -103,6 +112,8 @@ final class BlackBoxDrain {
         List<String> arguments = new ArrayList<>(ServiceProcess.serverArguments(env.postgres, env.kafka, schema));
         arguments.addAll(List.of(
                 "--dispatcher.relay.ordering=" + o.orderingName(),
+                // the warm-up reads the service's compilation time there (JitWarmUp)
+                "--dispatcher.security.public-prometheus=true",
                 // ingest is not used; a token keeps the security configuration complete
                 "--dispatcher.security.tokens[0].name=bench",
                 "--dispatcher.security.tokens[0].sha256=" + "0".repeat(64),

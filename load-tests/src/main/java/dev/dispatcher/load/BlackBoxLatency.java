@@ -22,16 +22,18 @@ final class BlackBoxLatency {
     private BlackBoxLatency() {
     }
 
-    static String run(BenchEnvironment env, BenchOptions o) throws Exception {
+    static String run(BenchEnvironment env, BenchOptions options) throws Exception {
+        BenchOptions o = options;
         BlackBoxDrain.Topics topics = BlackBoxDrain.Topics.create(env);
         String schema = topics.schema();
         String topic = topics.measured();
         String warmTopic = topics.warmUp();
         try (ServiceProcess service = BlackBoxDrain.startService(env, o, schema)) {
             if (o.warmup() > 0) {
-                BlackBoxDrain.warmUp(env, o, schema, warmTopic);
+                o = o.withWarmup((int) BlackBoxDrain.warmUp(env, o, service, schema, warmTopic));
             }
-            try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+            try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
+                    Confirmations.Fetch.LATENCY)) {
                 RelayBenchmark.offer(env, schema, topic, o.withDuration(TRICKLE_WARMUP), confirmed);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages drained and %d s at %d/s (not reported)%n",
                         o.warmup(), TRICKLE_WARMUP.toSeconds(), o.rate());

@@ -54,10 +54,11 @@ public final class RelayBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchOptions o = BenchOptions.parse(args);
+        BenchOptions parsed = BenchOptions.parse(args);
         String result;
-        try (BenchEnvironment env = new BenchEnvironment(o.pgUrl(), o.pgUser(), o.pgPassword(), o.bootstrap())) {
-            warmUp(env, o);
+        try (BenchEnvironment env = new BenchEnvironment(parsed.pgUrl(), parsed.pgUser(), parsed.pgPassword(),
+                parsed.bootstrap())) {
+            BenchOptions o = warmUp(env, parsed);
             result = switch (o.mode()) {
                 case "drain" -> drain(env, o);
                 case "latency" -> latency(env, o);
@@ -77,21 +78,27 @@ public final class RelayBenchmark {
     /**
      * Drains {@code --warmup} rows (own schema and topic, untimed) before the measured phases, so the figures are
      * a running relay's, not the JIT compiler's: in a cold JVM the first few seconds of a drain ran at a tenth of
-     * the steady rate. The latency mode then also offers its own load for {@link #LATENCY_WARMUP} on a schema of
+     * the steady rate. The drain repeats until this JVM has nearly stopped compiling ({@link JitWarmUp}); returns
+     * the options with the rows really drained as {@code warmup_n}. The latency mode then also offers its own load for {@link #LATENCY_WARMUP} on a schema of
      * its own. The naive baseline and the ceiling run later in the same, warm JVM.
      */
-    private static void warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
+    private static BenchOptions warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
         if (o.warmup() > 0 && List.of("drain", "latency", "sweep").contains(o.mode())) { // the others warm their own
-            DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
-            System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
-                    w.msgsPerSecond());
+            long drained = JitWarmUp.untilCompiled("drain", JitWarmUp.thisJvm(), () -> {
+                DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
+                System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
+                        w.msgsPerSecond());
+                return w.n();
+            });
             if (o.mode().equals("latency")) {
                 // a drain compiles the batch path; a trickle runs other code (wake-ups, small claims, lingers)
                 latency(env, o.withDuration(LATENCY_WARMUP));
                 System.out.printf(Locale.ROOT, "warm-up: %d s of the same load at %d/s (not reported)%n",
                         LATENCY_WARMUP.toSeconds(), o.rate());
             }
+            return o.withWarmup((int) drained);
         }
+        return o;
     }
 
     /** How long the latency mode offers its load, untimed, after the warm-up drain. */
@@ -131,7 +138,8 @@ public final class RelayBenchmark {
         String topic = "bench-" + schema;
         env.kafka.createTopic(topic, 6);
         Set<String> ids = env.seed(schema, topic, o, n);
-        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
+                Confirmations.Fetch.THROUGHPUT)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", inFlight * 2 + 4);
             Relay relay = newRelay(env, pool, "bench-relay", o, batch, concurrency, inFlight,
                     new DispatcherMetrics(new SimpleMeterRegistry()));
@@ -181,7 +189,8 @@ public final class RelayBenchmark {
         String schema = env.schema("latency");
         String topic = "bench-" + schema;
         env.kafka.createTopic(topic, 6);
-        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
+                Confirmations.Fetch.LATENCY)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", o.inFlight() * 2 + 4);
             RelaySettings settings = new RelaySettings("bench-relay", o.batchSize(), o.inFlight(), o.concurrency(),
                     Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),

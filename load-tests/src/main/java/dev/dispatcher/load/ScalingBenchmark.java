@@ -82,7 +82,8 @@ final class ScalingBenchmark {
             warmSchemas.add(warm);
         }
         Set<String> ids = env.seed(schema, topic, o, o.n());
-        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6)) {
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
+                Confirmations.Fetch.THROUGHPUT)) {
             CountDownLatch ready = new CountDownLatch(k);
             AtomicLong applied = new AtomicLong();
             List<Process> children = new ArrayList<>();

@@ -1,0 +1,103 @@
+package dev.dispatcher.load;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Warm-up rounds repeated until the JVM under test has nearly stopped compiling, so a benchmark measures the relay
+ * and not the JIT compiler.
+ *
+ * <p>Why: a fixed warm-up of 20,000 rows left the service jar compiling during the measured drain. async-profiler
+ * (cpu mode, 4 s windows) on a service started a few seconds earlier showed the C2 compiler threads taking 45-54% of
+ * the service's CPU throughout the drain, on 2 cores that the relay, PostgreSQL, the broker and the consumer share;
+ * the same drain after 200,000 warm-up rows ran at 21,507 msgs/s instead of 17,209. A deployed relay runs for days,
+ * so its compiled steady state is what users get.
+ *
+ * <p>The measure: the JVM's total compilation time ({@code CompilationMXBean}, or the service's {@code
+ * jvm_compilation_time_ms_total} from its Prometheus endpoint) during a round, over the round's wall time. Rounds
+ * repeat until that share falls to {@link #SETTLED_SHARE} or {@link #MAX_ROUNDS} have run.
+ */
+final class JitWarmUp {
+
+    /** Compilation time per wall time at which a round counts as compiled: 5% of one compiler thread. */
+    static final double SETTLED_SHARE = 0.05;
+    /** At most this many rounds, settled or not (the last round's share is printed either way). */
+    static final int MAX_ROUNDS = 20;
+
+    private static final Pattern PROMETHEUS_COMPILATION =
+            Pattern.compile("(?m)^jvm_compilation_time_ms_total(?:\\{[^}]*})? ([0-9.eE+]+)$");
+
+    private JitWarmUp() {
+    }
+
+    /** One warm-up round; returns the messages it drained. */
+    interface Round {
+        long run() throws Exception;
+    }
+
+    /** Total compilation time so far of the JVM under test, in ms. */
+    interface CompilationClock {
+        long millis() throws Exception;
+    }
+
+    /**
+     * Runs {@code round} until a round's compilation share is at most {@link #SETTLED_SHARE} (at least once, at most
+     * {@link #MAX_ROUNDS} times), printing each round; returns the messages drained over all rounds.
+     */
+    static long untilCompiled(String what, CompilationClock compilation, Round round) throws Exception {
+        long total = 0;
+        for (int i = 1; i <= MAX_ROUNDS; i++) {
+            long compiledBefore = compilation.millis();
+            long start = System.nanoTime();
+            total += round.run();
+            double wallMillis = (System.nanoTime() - start) / 1e6;
+            double share = (compilation.millis() - compiledBefore) / Math.max(wallMillis, 1.0);
+            boolean settled = share <= SETTLED_SHARE;
+            System.out.printf(Locale.ROOT, "warm-up %s round %d: %.1f s, compiling %.0f%% of the time%s%n", what, i,
+                    wallMillis / 1000, share * 100, settled ? " (settled)" : i == MAX_ROUNDS ? " (round limit)" : "");
+            if (settled) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /** This JVM's compilation time (the in-process relay's). */
+    static CompilationClock thisJvm() {
+        return () -> ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    }
+
+    /**
+     * A service's compilation time, read from its Prometheus endpoint (the harness starts it with {@code
+     * dispatcher.security.public-prometheus=true}).
+     */
+    static CompilationClock service(ServiceProcess service) {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(service.baseUrl + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(10)).build();
+        return () -> {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IOException("GET /actuator/prometheus answered " + response.statusCode());
+            }
+            return compilationMillis(response.body());
+        };
+    }
+
+    /** {@code jvm_compilation_time_ms_total} in a Prometheus text exposition. */
+    static long compilationMillis(String exposition) throws IOException {
+        Matcher m = PROMETHEUS_COMPILATION.matcher(exposition);
+        if (!m.find()) {
+            throw new IOException("no jvm_compilation_time_ms_total in the service's Prometheus output");
+        }
+        return (long) Double.parseDouble(m.group(1));
+    }
+}

@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The servers a benchmark runs on: a durable embedded PostgreSQL (fsync and synchronous_commit on) and one
@@ -39,6 +40,8 @@ final class BenchEnvironment implements AutoCloseable {
     final PostgresServer postgres;
     final KafkaServer kafka;
     private final List<AutoCloseable> closeables = new ArrayList<>();
+    /** The statistics pass of each open pool, for {@link #release}. */
+    private final Map<ConnectionPool, PeriodicPass> refreshers = new ConcurrentHashMap<>();
     /** Schemas this run created, dropped when it ends (on an external server they would outlive it). */
     private final List<String> schemas = new ArrayList<>();
 
@@ -114,7 +117,20 @@ final class BenchEnvironment implements AutoCloseable {
         PeriodicPass refreshing = new PeriodicPass(() -> statistics.refresh().then(), e -> { });
         refreshing.start(Duration.ZERO, PlannerStatistics.EVERY);
         closeables.add(refreshing::stop); // closed in reverse order: before the pool
+        refreshers.put(pool, refreshing);
         return pool;
+    }
+
+    /**
+     * Closes a pool of {@link #pool} now, with its statistics pass, instead of when this environment closes: for
+     * phases that repeat (warm-up rounds), whose pools would otherwise hold their connections until the end.
+     */
+    void release(ConnectionPool pool) {
+        PeriodicPass refreshing = refreshers.remove(pool);
+        if (refreshing != null) {
+            refreshing.stop();
+        }
+        pool.dispose();
     }
 
     /** The service's session settings, with {@code -Ddispatcher.bench.plan-cache-mode} when it is set. */

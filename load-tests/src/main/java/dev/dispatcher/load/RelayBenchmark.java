@@ -152,6 +152,7 @@ public final class RelayBenchmark {
             long elapsed = System.nanoTime() - start;
             relay.stop().block(Duration.ofSeconds(30)); // main thread of the harness: waiting is its job
             listener.stop();
+            env.release(pool);
             Thread.sleep(500);
             double rate = n / (elapsed / 1e9);
             System.out.printf(Locale.ROOT, "drain: %d messages in %.2f s = %.0f msgs/s (%s)%n", n, elapsed / 1e9, rate,

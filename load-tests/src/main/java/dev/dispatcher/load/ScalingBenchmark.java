@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code scale}: the same drain of N seeded rows by 1, 2 and 4 relay instances on one database, each instance in its
  * own JVM (this class's {@link #main}, started with this JVM's class path), as separate services would run.
- * Each instance first drains its own warm-up rows untimed, then all start together; the time runs until the
+ * Each instance first drains its own warm-up rows untimed, in rounds until its JVM has nearly stopped compiling
+ * ({@link JitWarmUp}), then all start together; the time runs until the
  * harness's consumer has seen all N ids. Prints the curve and, per step, the Applied Deliver transitions counted
  * by the instances' own metrics and summed (must equal N: no row delivered twice by two instances). RESULT
  * {@code relay-drain} with {@code instances}, for the largest step, and the whole curve.
@@ -78,7 +79,6 @@ final class ScalingBenchmark {
         for (int i = 0; i < k; i++) {
             String warm = env.schema("scalewarm");
             env.kafka.createTopic("bench-" + warm, 6);
-            env.seed(warm, "bench-" + warm, o, Math.max(1, o.warmup() / 2));
             warmSchemas.add(warm);
         }
         Set<String> ids = env.seed(schema, topic, o, o.n());
@@ -147,13 +147,19 @@ final class ScalingBenchmark {
 
     /**
      * One relay instance: {@code pgUrl user password bootstrap schema warmSchema workerId drain --option value...}.
-     * Drains {@code warmSchema} untimed, prints READY, waits for GO on its input, drains {@code schema} until no
+     * Drains rows it seeds into {@code warmSchema}, untimed, in rounds until this JVM has nearly stopped compiling
+     * ({@link JitWarmUp}), prints READY, waits for GO on its input, drains {@code schema} until no
      * live row is left, and prints {@code APPLIED <n>}: the Deliver transitions its metrics counted as applied.
      */
     public static void main(String[] args) throws Exception {
         BenchOptions o = BenchOptions.parse(Arrays.copyOfRange(args, 7, args.length));
         try (BenchEnvironment env = new BenchEnvironment(args[0], args[1], args[2], args[3])) {
-            drainUntilEmpty(env, o, args[5], args[6]);
+            int perRound = Math.max(1, o.warmup() / 2);
+            JitWarmUp.untilCompiled(args[6], JitWarmUp.thisJvm(), () -> {
+                env.seed(args[5], "bench-" + args[5], o, perRound);
+                drainUntilEmpty(env, o, args[5], args[6]);
+                return perRound;
+            });
             System.out.println("READY");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String go = in.readLine();
@@ -184,6 +190,7 @@ final class ScalingBenchmark {
         }
         relay.stop().block(Duration.ofSeconds(30));
         listener.stop();
+        env.release(pool);
         return metrics.totals(Queue.OUTBOX).succeeded();
     }
 }

@@ -74,6 +74,24 @@ final class PgCeiling {
      * Creates the reference table in {@code schema}, seeds {@code n} rows, then runs {@link #LOOPS} loops of
      * {@code ceiling_claim_complete(500, 'loopN')} until each gets 0; returns completed rows per second of wall time.
      */
+    /**
+     * Two reference runs on the same database, one before and one after the measured phase, and the higher of the
+     * two, to which the ratio is the lower one. On the shared 2-core machine single reference runs within one hour
+     * ranged from 25,000 to 105,000 rows/s, and one run after the drain could land in a slow minute and make a relay
+     * look close to the database.
+     */
+    record Bracket(double before, double after) {
+
+        double higher() {
+            return Math.max(before, after);
+        }
+
+        /** Both runs, for the RESULT's {@code pg_ceiling_runs}. */
+        String runs() {
+            return Math.round(before) + " " + Math.round(after);
+        }
+    }
+
     static double measure(BenchEnvironment env, String schema, int n) throws Exception {
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS ceiling_outbox");

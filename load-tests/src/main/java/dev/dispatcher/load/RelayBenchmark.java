@@ -111,8 +111,10 @@ public final class RelayBenchmark {
     }
 
     static String drain(BenchEnvironment env, BenchOptions o) throws Exception {
+        double ceilingBefore = PgCeiling.measure(env, env.schema("ceiling"), o.n());
         DrainRun relay = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.n());
-        double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
+        PgCeiling.Bracket ceiling = new PgCeiling.Bracket(ceilingBefore,
+                PgCeiling.measure(env, env.schema("ceiling"), o.n()));
         int baselineN = Math.min(o.n(), 20_000);
         double baseline = o.baseline() ? naiveDrain(env, o, baselineN) : 0;
         Map<String, Object> r = common(env, o, "relay-drain");
@@ -121,9 +123,10 @@ public final class RelayBenchmark {
         r.put("msgs_per_s", round(relay.msgsPerSecond()));
         r.put("baseline_msgs_per_s", round(baseline));
         r.put("baseline_n", baselineN);
-        r.put("pg_ceiling_msgs_per_s", round(ceiling));
+        r.put("pg_ceiling_msgs_per_s", round(ceiling.higher()));
+        r.put("pg_ceiling_runs", ceiling.runs());
         r.put("ratio_to_baseline", baseline > 0 ? round(relay.msgsPerSecond() / baseline) : 0);
-        r.put("ratio_to_ceiling", round2(relay.msgsPerSecond() / ceiling));
+        r.put("ratio_to_ceiling", round2(relay.msgsPerSecond() / ceiling.higher()));
         r.put("lost", relay.lost());
         r.put("duplicates", relay.duplicates());
         r.put("batch_size", o.batchSize());

@@ -1,6 +1,7 @@
 package dev.dispatcher.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,6 +34,11 @@ class RelayBenchmarkQuickIT {
         assertThat(number(result, "msgs_per_s")).isPositive();
         assertThat(number(result, "baseline_msgs_per_s")).isPositive();
         assertThat(number(result, "pg_ceiling_msgs_per_s")).isPositive();
+        assertThat(result).as("the reference runs before and after the drain, the higher counts")
+                .containsPattern("\"pg_ceiling_runs\":\"\\d+ \\d+\"");
+        String[] runs = result.replaceAll(".*\"pg_ceiling_runs\":\"([0-9 ]+)\".*", "$1").split(" ");
+        assertThat(number(result, "pg_ceiling_msgs_per_s")).isCloseTo(
+                Math.max(Double.parseDouble(runs[0]), Double.parseDouble(runs[1])), within(1.0));
         assertThat(number(result, "ratio_to_ceiling")).isPositive();
         assertThat(number(result, "lost")).isZero();
         assertThat(number(result, "duplicates")).isZero();

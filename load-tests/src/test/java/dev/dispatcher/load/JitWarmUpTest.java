@@ -1,0 +1,63 @@
+package dev.dispatcher.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class JitWarmUpTest {
+
+    @Test
+    void readsTheCompilationTimeOfAPrometheusExposition() throws IOException {
+        String exposition = """
+                # HELP jvm_compilation_time_ms_total The approximate accumulated elapsed time spent in compilation
+                # TYPE jvm_compilation_time_ms_total counter
+                jvm_compilation_time_ms_total{application="dispatcher",compiler="HotSpot 64-Bit Tiered Compilers"} 51234.0
+                jvm_gc_pause_seconds_count{action="end of minor GC"} 12
+                """;
+
+        assertThat(JitWarmUp.compilationMillis(exposition)).isEqualTo(51_234L);
+        assertThat(JitWarmUp.compilationMillis("jvm_compilation_time_ms_total 7.0\n")).isEqualTo(7L);
+    }
+
+    @Test
+    void anExpositionWithoutTheCompilationTimeIsAnError() {
+        assertThatThrownBy(() -> JitWarmUp.compilationMillis("jvm_threads_live_threads 40\n"))
+                .isInstanceOf(IOException.class).hasMessageContaining("jvm_compilation_time_ms_total");
+    }
+
+    @Test
+    void roundsRepeatUntilOneCompilesForAtMostTheSettledShareOfItsTime() throws Exception {
+        // compilation clock readings around each round: a round that took ~20 ms and compiled 0 ms settles
+        Deque<Long> readings = new ArrayDeque<>(List.of(0L, 1_000L, 1_000L, 2_000L, 2_000L, 2_000L));
+        AtomicInteger rounds = new AtomicInteger();
+
+        long drained = JitWarmUp.untilCompiled("test", readings::removeFirst, () -> {
+            rounds.incrementAndGet();
+            Thread.sleep(20); // a test thread: stands in for a round's drain
+            return 100;
+        });
+
+        assertThat(rounds).as("two compiling rounds, then one that compiled nothing").hasValue(3);
+        assertThat(drained).isEqualTo(300);
+    }
+
+    @Test
+    void roundsStopAtTheLimitWhenTheJvmKeepsCompiling() throws Exception {
+        AtomicInteger rounds = new AtomicInteger();
+        long[] clock = {0};
+
+        long drained = JitWarmUp.untilCompiled("test", () -> clock[0] += 1_000_000, () -> {
+            rounds.incrementAndGet();
+            return 1;
+        });
+
+        assertThat(rounds).hasValue(JitWarmUp.MAX_ROUNDS);
+        assertThat(drained).isEqualTo(JitWarmUp.MAX_ROUNDS);
+    }
+}

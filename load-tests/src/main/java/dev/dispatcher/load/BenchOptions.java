@@ -81,7 +81,7 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Integer.parseInt(o.getOrDefault("n", quick ? "3000" : mode.equals("inbox") ? "20000" : "100000")),
                 o.getOrDefault("keys", "64"),
                 "none".equals(o.getOrDefault("ordering", "per-key")) ? Ordering.NONE : Ordering.PER_KEY,
-                Integer.parseInt(o.getOrDefault("batch-size", "500")),
+                Integer.parseInt(o.getOrDefault("batch-size", "1000")), // the service's default
                 Integer.parseInt(o.getOrDefault("in-flight", "4")),
                 Integer.parseInt(o.getOrDefault("concurrency", "64")),
                 Integer.parseInt(o.getOrDefault("payload-bytes", "256")),

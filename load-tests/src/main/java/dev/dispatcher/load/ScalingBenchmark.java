@@ -34,7 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ScalingBenchmark {
 
-    private static final int[] INSTANCES = {1, 2, 4};
+    /** The curve's steps: {@code -Ddispatcher.bench.scale-instances=1,2,4} (the default) or another list. */
+    private static final int[] INSTANCES = Arrays.stream(
+            System.getProperty("dispatcher.bench.scale-instances", "1,2,4").split(","))
+            .map(String::strip).mapToInt(Integer::parseInt).toArray();
     private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
 
     private ScalingBenchmark() {

@@ -30,7 +30,7 @@ public record RelayProperties(
         Ordering ordering,
         Duration claimLinger) {
 
-    public static final int DEFAULT_BATCH_SIZE = 500;
+    public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
     public static final int DEFAULT_PUBLISH_CONCURRENCY = 64;
     public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);

@@ -33,7 +33,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.schema()).isEqualTo("dispatcher");
         assertThat(properties.workerId()).matches(".+-\\d+").endsWith("-" + ProcessHandle.current().pid());
         assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
-        assertThat(properties.relay()).isEqualTo(new RelayProperties(500, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
+        assertThat(properties.relay()).isEqualTo(new RelayProperties(1000, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
                 Ordering.PER_KEY, Duration.ofMillis(5)));
         assertThat(properties.retry()).isEqualTo(new RetryProperties(RetryPolicy.DEFAULT_INITIAL_DELAY,
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,

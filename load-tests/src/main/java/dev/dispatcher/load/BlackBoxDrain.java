@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -104,11 +105,29 @@ final class BlackBoxDrain {
      */
     static long warmUp(BenchEnvironment env, BenchOptions o, ServiceProcess service, String schema, String warmTopic)
             throws Exception {
-        return JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
+        long drained = JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
             env.seed(schema, warmTopic, o, o.warmup());
             env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
             return o.warmup();
         });
+        vacuum(env, schema);
+        return drained;
+    }
+
+    /**
+     * Vacuums the outbox once after the warm-up, as autovacuum does for a service in steady operation: the warm-up
+     * delivers a few hundred thousand rows within seconds, and until a vacuum removes their entries from the live
+     * partial indexes every per-key claim steps over them (measured on PostgreSQL 15: 4.2 ms instead of 1.7 for a
+     * 128-row claim over 265,000 such entries, 231 ms for the first claim that meets them). A service's own traffic
+     * leaves such entries too, and its measured phase does.
+     */
+    static void vacuum(BenchEnvironment env, String schema) throws Exception {
+        long start = System.nanoTime();
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+            s.execute("VACUUM (ANALYZE) outbox_message");
+        }
+        System.out.printf(Locale.ROOT, "warm-up: VACUUM (ANALYZE) outbox_message in %.1f s%n",
+                (System.nanoTime() - start) / 1e9);
     }
 
     /** The service's command line: the harness's servers and schema, the run's ordering, then {@code --service-args}. */

@@ -29,8 +29,11 @@ final class JitWarmUp {
 
     /** Compilation time per wall time at which a round counts as compiled: 5% of one compiler thread. */
     static final double SETTLED_SHARE = 0.05;
-    /** At most this many rounds, settled or not (the last round's share is printed either way). */
-    static final int MAX_ROUNDS = 20;
+    /**
+     * At most this many rounds, settled or not (the last round's share is printed either way): {@code
+     * -Ddispatcher.bench.warmup-rounds}, default 20; 1 is the fixed warm-up of one {@code --warmup} drain.
+     */
+    static final int MAX_ROUNDS = Integer.getInteger("dispatcher.bench.warmup-rounds", 20);
 
     private static final Pattern PROMETHEUS_COMPILATION =
             Pattern.compile("(?m)^jvm_compilation_time_ms_total(?:\\{[^}]*})? ([0-9.eE+]+)$");

@@ -79,8 +79,9 @@ public final class RelayBenchmark {
      * Drains {@code --warmup} rows (own schema and topic, untimed) before the measured phases, so the figures are
      * a running relay's, not the JIT compiler's: in a cold JVM the first few seconds of a drain ran at a tenth of
      * the steady rate. The drain repeats until this JVM has nearly stopped compiling ({@link JitWarmUp}); returns
-     * the options with the rows really drained as {@code warmup_n}. The latency mode then also offers its own load for {@link #LATENCY_WARMUP} on a schema of
-     * its own. The naive baseline and the ceiling run later in the same, warm JVM.
+     * the options with the rows really drained as {@code warmup_n}. The latency mode then also offers its own load
+     * for {@link #LATENCY_WARMUP} on a schema of its own. The naive baseline and the ceiling run later in the same,
+     * warm JVM.
      */
     private static BenchOptions warmUp(BenchEnvironment env, BenchOptions o) throws Exception {
         if (o.warmup() > 0 && List.of("drain", "latency", "sweep").contains(o.mode())) { // the others warm their own

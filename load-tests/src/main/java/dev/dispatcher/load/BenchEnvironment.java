@@ -122,6 +122,15 @@ final class BenchEnvironment implements AutoCloseable {
     }
 
     /**
+     * Drops a schema of {@link #schema} now instead of when this environment closes: a warm-up round's, so that
+     * autovacuum does not work through its delivered rows while a later phase is measured.
+     */
+    void drop(String schema) throws SQLException {
+        postgres.dropSchema(schema);
+        schemas.remove(schema);
+    }
+
+    /**
      * Closes a pool of {@link #pool} now, with its statistics pass, instead of when this environment closes: for
      * phases that repeat (warm-up rounds), whose pools would otherwise hold their connections until the end.
      */

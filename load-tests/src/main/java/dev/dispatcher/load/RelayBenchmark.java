@@ -89,6 +89,7 @@ public final class RelayBenchmark {
                 DrainRun w = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.warmup());
                 System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                         w.msgsPerSecond());
+                env.drop(w.schema()); // no autovacuum of warm-up rows during the measured phases
                 return w.n();
             });
             if (o.mode().equals("latency")) {
@@ -108,7 +109,7 @@ public final class RelayBenchmark {
     // ------------------------------------------------------------------ drain
 
     /** One relay drain of N seeded rows. */
-    record DrainRun(int n, double msgsPerSecond, long lost, long duplicates) {
+    record DrainRun(int n, double msgsPerSecond, long lost, long duplicates, String schema) {
     }
 
     static String drain(BenchEnvironment env, BenchOptions o) throws Exception {
@@ -161,7 +162,7 @@ public final class RelayBenchmark {
             double rate = n / (elapsed / 1e9);
             System.out.printf(Locale.ROOT, "drain: %d messages in %.2f s = %.0f msgs/s (%s)%n", n, elapsed / 1e9, rate,
                     all ? "all confirmed" : "NOT all confirmed");
-            return new DrainRun(n, rate, confirmed.lost(ids), confirmed.duplicates());
+            return new DrainRun(n, rate, confirmed.lost(ids), confirmed.duplicates(), schema);
         }
     }
 

@@ -165,10 +165,29 @@ final class BenchEnvironment implements AutoCloseable {
     }
 
     /**
-     * Seeds {@code n} rows directly (one multi-row INSERT ... SELECT), analyses the table and checkpoints, and
-     * returns their ids.
+     * Seeds {@code n} rows directly ({@link #insertRows}) and returns the ids of every row of {@code topic} in
+     * {@code schema}.
      */
     Set<String> seed(String schema, String topic, BenchOptions o, int n) throws SQLException {
+        insertRows(schema, topic, o, n);
+        try (Connection c = jdbc(schema); PreparedStatement s = c.prepareStatement(
+                "SELECT id::text FROM outbox_message WHERE topic = ?")) {
+            s.setString(1, topic);
+            Set<String> ids = new HashSet<>(n * 2);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    ids.add(r.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+
+    /**
+     * Inserts {@code n} rows (one multi-row INSERT ... SELECT), analyses the table and checkpoints; for warm-up
+     * rounds, which need no ids.
+     */
+    void insertRows(String schema, String topic, BenchOptions o, int n) throws SQLException {
         try (Connection c = jdbc(schema); Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO outbox_message (topic, message_key, event_type, payload)
@@ -179,13 +198,6 @@ final class BenchEnvironment implements AutoCloseable {
             // Every timed phase starts right after its seeding, so each starts from a fresh checkpoint: a timed
             // checkpoint landing in one phase only (full-page images, flush storms) would bias the comparison.
             s.execute("CHECKPOINT");
-            Set<String> ids = new HashSet<>(n * 2);
-            try (ResultSet r = s.executeQuery("SELECT id::text FROM outbox_message")) {
-                while (r.next()) {
-                    ids.add(r.getString(1));
-                }
-            }
-            return ids;
         }
     }
 

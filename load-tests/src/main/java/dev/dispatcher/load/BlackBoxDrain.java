@@ -47,7 +47,7 @@ final class BlackBoxDrain {
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                     Confirmations.Fetch.THROUGHPUT)) {
                 long start = System.nanoTime();
-                env.seed(schema, topic, o, o.n());
+                env.insertRows(schema, topic, o, o.n());
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
                 byRows = rowsRate(env, schema, topic);
@@ -106,7 +106,7 @@ final class BlackBoxDrain {
     static long warmUp(BenchEnvironment env, BenchOptions o, ServiceProcess service, String schema, String warmTopic)
             throws Exception {
         long drained = JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
-            env.seed(schema, warmTopic, o, o.warmup());
+            env.insertRows(schema, warmTopic, o, o.warmup());
             env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
             return o.warmup();
         });

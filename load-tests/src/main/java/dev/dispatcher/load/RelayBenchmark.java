@@ -181,7 +181,7 @@ public final class RelayBenchmark {
         String schema = env.schema("naive");
         String topic = "bench-" + schema;
         env.kafka.createTopic(topic, 6);
-        env.seed(schema, topic, o, n);
+        env.insertRows(schema, topic, o, n);
         long start = System.nanoTime();
         long sent = NaiveRelay.drain(env, schema);
         double rate = sent / ((System.nanoTime() - start) / 1e9);

@@ -162,7 +162,7 @@ final class ScalingBenchmark {
         try (BenchEnvironment env = new BenchEnvironment(args[0], args[1], args[2], args[3])) {
             int perRound = Math.max(1, o.warmup() / 2);
             JitWarmUp.untilCompiled(args[6], JitWarmUp.thisJvm(), () -> {
-                env.seed(args[5], "bench-" + args[5], o, perRound);
+                env.insertRows(args[5], "bench-" + args[5], o, perRound);
                 drainUntilEmpty(env, o, args[5], args[6]);
                 return perRound;
             });

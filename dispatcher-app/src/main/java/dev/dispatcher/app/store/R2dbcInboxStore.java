@@ -15,6 +15,7 @@ import io.r2dbc.spi.Result;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -132,7 +133,8 @@ final class R2dbcInboxStore implements InboxStore {
                             .bind("$1", consumer).bind("$2", owner).bind("$3", lease.toMillis()).bind("$4", limit)
                             .execute())
                     .flatMap(r -> r.map(R2dbcInboxStore::claimed)))
-                    .collectList();
+                    // in seq order: an UPDATE's RETURNING order follows its plan, not the claim's ORDER BY
+                    .collectSortedList(Comparator.comparingLong(m -> m.leased().seq()));
         }
 
         @Override

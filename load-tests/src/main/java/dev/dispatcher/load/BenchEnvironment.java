@@ -164,16 +164,18 @@ final class BenchEnvironment implements AutoCloseable {
         return publisher;
     }
 
-    /**
-     * Seeds {@code n} rows directly ({@link #insertRows}) and returns the ids of every row of {@code topic} in
-     * {@code schema}.
-     */
+    /** Seeds {@code n} rows directly ({@link #insertRows}) and returns {@link #ids} of {@code topic}. */
     Set<String> seed(String schema, String topic, BenchOptions o, int n) throws SQLException {
         insertRows(schema, topic, o, n);
-        try (Connection c = jdbc(schema); PreparedStatement s = c.prepareStatement(
-                "SELECT id::text FROM outbox_message WHERE topic = ?")) {
+        return ids(schema, topic);
+    }
+
+    /** The ids of every row of {@code topic} in {@code schema}'s outbox. */
+    Set<String> ids(String schema, String topic) throws SQLException {
+        try (Connection c = jdbc(schema);
+             PreparedStatement s = c.prepareStatement("SELECT id::text FROM outbox_message WHERE topic = ?")) {
             s.setString(1, topic);
-            Set<String> ids = new HashSet<>(n * 2);
+            Set<String> ids = new HashSet<>();
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     ids.add(r.getString(1));

@@ -7,11 +7,9 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code blackbox}: the relay as users deploy it, the service jar started with {@code java -jar} ({@link
@@ -51,7 +49,7 @@ final class BlackBoxDrain {
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
                 byRows = rowsRate(env, schema, topic);
-                lost = confirmed.lost(ids(env, schema, topic));
+                lost = confirmed.lost(env.ids(schema, topic));
                 duplicates = confirmed.duplicates();
                 System.out.printf(Locale.ROOT, "blackbox: %.0f msgs/s first claim to last delivery, %.0f end to end (%s)%n",
                         byRows, endToEnd, all ? "all confirmed" : "NOT all confirmed");
@@ -156,20 +154,6 @@ final class BlackBoxDrain {
                 r.next();
                 return r.getDouble(1);
             }
-        }
-    }
-
-    private static Set<String> ids(BenchEnvironment env, String schema, String topic) throws Exception {
-        try (Connection c = env.jdbc(schema);
-             PreparedStatement s = c.prepareStatement("SELECT id::text FROM outbox_message WHERE topic = ?")) {
-            s.setString(1, topic);
-            Set<String> ids = new HashSet<>();
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    ids.add(r.getString(1));
-                }
-            }
-            return ids;
         }
     }
 }

@@ -15,8 +15,9 @@ import java.util.Map;
  * {@code blackbox}: the relay as users deploy it, the service jar started with {@code java -jar} ({@link
  * ServiceProcess}, default settings but {@code --ordering}) on the harness's PostgreSQL and Kafka (embedded, or
  * external with {@code --pg-url} and {@code --bootstrap}). It first drains {@code --warmup} rows to a topic of their
- * own, then N rows inserted by one {@code INSERT ... SELECT}. {@code msgs_per_s} counts from the first claim to the
- * last delivery by the rows' own timestamps ({@code last_attempt_at}, {@code delivered_at}); {@code
+ * own, then N rows inserted by one {@code INSERT ... SELECT} while the relay is paused (resumed once the seed is
+ * analysed and checkpointed, as the other drains start after their seeding). {@code msgs_per_s} counts from the
+ * first claim to the last delivery by the rows' own timestamps ({@code last_attempt_at}, {@code delivered_at}); {@code
  * end_to_end_msgs_per_s} from before the insert until the harness's consumer has seen all N ids, seeding included.
  * The reference ceiling runs on the same database before the service starts and after it stopped, and the higher
  * run counts ({@link PgCeiling.Bracket}). RESULT {@code relay-drain}.
@@ -45,7 +46,12 @@ final class BlackBoxDrain {
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                     Confirmations.Fetch.THROUGHPUT)) {
                 long start = System.nanoTime();
+                // Seeded, analysed and checkpointed before the relay may claim, as the in-process drain, the scale
+                // mode and the reference ceiling are: with the relay running, its first seconds (and the rate
+                // measured from its first claim) shared the machine with the seed's ANALYZE and CHECKPOINT.
+                setPaused(env, schema, true);
                 env.insertRows(schema, topic, o, o.n());
+                setPaused(env, schema, false);
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
                 byRows = rowsRate(env, schema, topic);
@@ -142,6 +148,27 @@ final class BlackBoxDrain {
         arguments.addAll(o.serviceArgs());
         return arguments;
     }
+
+    /**
+     * Sets the service's cluster-wide pause switch ({@code dispatcher_control}, as {@code POST /v1/relay/pause} does)
+     * and, when pausing, waits until the relay has certainly read it: the switch is re-read every poll interval, and
+     * a claim already running finishes (the warm-up drained, so there is none).
+     */
+    private static void setPaused(BenchEnvironment env, String schema, boolean paused) throws Exception {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement(
+                "UPDATE dispatcher_control SET enabled = ?, updated_by = 'benchmark' WHERE name = 'relay_paused'")) {
+            s.setBoolean(1, paused);
+            if (s.executeUpdate() != 1) {
+                throw new IllegalStateException("no relay_paused switch in " + schema);
+            }
+        }
+        if (paused) {
+            Thread.sleep(PAUSE_TAKES_EFFECT.toMillis()); // the harness's main thread: waiting is its job
+        }
+    }
+
+    /** Twice the service's default poll interval ({@code dispatcher.relay.poll-interval}, 1 s). */
+    private static final Duration PAUSE_TAKES_EFFECT = Duration.ofSeconds(2);
 
     /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */
     private static double rowsRate(BenchEnvironment env, String schema, String topic) throws Exception {

@@ -9,6 +9,8 @@ import reactor.core.publisher.Mono;
  * handling joins the trace of the publish (and of the ingest before it). The span's own {@code traceparent} is put
  * in the Reactor context under {@link MessageTracing#HANDLING_TRACEPARENT}, where the webhook handler takes it
  * for its request. The span ends with the handler's signal: an error, a cancellation (time-out) or completion.
+ * A message whose span could not be recorded ({@link MessageTracing#mayRecord}) is handled without one, and the
+ * webhook passes the record's own {@code traceparent} on.
  */
 final class TracingInboxHandler implements InboxHandler {
 
@@ -40,6 +42,9 @@ final class TracingInboxHandler implements InboxHandler {
     @Override
     public Mono<Void> handle(InboxMessage message, HandlerContext context) {
         return Mono.defer(() -> {
+            if (!tracing.mayRecord(message.headers())) {
+                return delegate.handle(message, context); // nothing could be recorded: the record's context goes on
+            }
             Span span = tracing.start(SPAN_NAME, Span.Kind.CONSUMER, message.headers())
                     .tag("messaging.system", "kafka")
                     .tag("messaging.consumer.group.name", message.consumer())

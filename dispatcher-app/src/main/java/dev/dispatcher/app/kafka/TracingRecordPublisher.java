@@ -6,6 +6,7 @@ import io.micrometer.tracing.Span;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 
@@ -14,6 +15,9 @@ import reactor.core.publisher.Mono;
  * stored with the message (when present), and the record goes out with the span's own {@code traceparent}, so a
  * consumer's span is a child of the publish. The span ends with the record's result: an error for a failed send, a
  * {@code dispatcher.not_attempted} tag for a record that was never handed off.
+ *
+ * <p>A record whose span could not be recorded ({@link MessageTracing#mayRecord}) gets none and keeps its stored
+ * context.
  *
  * <p>Spans start when the returned Mono is subscribed (on the relay's thread, not the send thread) and end exactly
  * once, on the result or on cancellation.
@@ -36,6 +40,11 @@ final class TracingRecordPublisher implements RecordPublisher {
             List<Span> spans = new ArrayList<>(records.size());
             List<OutboundRecord> traced = new ArrayList<>(records.size());
             for (OutboundRecord record : records) {
+                if (!tracing.mayRecord(record.headers())) {
+                    spans.add(null); // no span could be recorded: the record keeps the context it was stored with
+                    traced.add(record);
+                    continue;
+                }
                 Span span = tracing.start(SPAN_NAME, Span.Kind.PRODUCER, record.headers())
                         .tag("messaging.system", "kafka")
                         .tag("messaging.destination.name", record.topic());
@@ -52,14 +61,17 @@ final class TracingRecordPublisher implements RecordPublisher {
                     .doOnNext(results -> {
                         if (ended.compareAndSet(false, true)) {
                             for (int i = 0; i < spans.size(); i++) {
-                                end(spans.get(i), results.get(i));
+                                if (spans.get(i) != null) {
+                                    end(spans.get(i), results.get(i));
+                                }
                             }
                         }
                     })
                     .doFinally(signal -> {
                         if (ended.compareAndSet(false, true)) {
                             // cancelled or failed before any result: the spans say so and still end
-                            spans.forEach(span -> span.tag("dispatcher.not_attempted", signal.toString()).end());
+                            spans.stream().filter(Objects::nonNull)
+                                    .forEach(span -> span.tag("dispatcher.not_attempted", signal.toString()).end());
                         }
                     });
         });

@@ -17,8 +17,14 @@ import java.util.Map;
  * <p>Why spans and not Observations here: an Observation also records a timer and a long-task timer per message
  * (Boot's meter handler takes every observation), which the publish path, at thousands of messages a second, does
  * not need; the HTTP spans (ingest requests) are Spring's Observations. With tracing off ({@link #off()}, or a
- * no-op tracer) nothing is started and messages keep the {@code traceparent} they were stored with. With tracing
- * on but nothing sampled, spans are non-recording: a parse and a format of the header, no export. Thread-safe.
+ * no-op tracer) nothing is started and messages keep the {@code traceparent} they were stored with.
+ *
+ * <p>A span that cannot be recorded is not started either ({@link #mayRecord}): when root spans are never sampled
+ * ({@code management.tracing.sampling.probability} 0, Dispatcher's default) and the message's context is absent or
+ * not sampled, the parent-based sampler would make a non-recording span, whose only effect is a new span id in the
+ * {@code traceparent} handed on, an id no one records. Passing the message's own context on instead is the same
+ * trace for every reader, and it spared the relay half of its publishing thread's CPU (a parse, a span and a
+ * format per message). Thread-safe.
  */
 public final class MessageTracing {
 
@@ -31,22 +37,28 @@ public final class MessageTracing {
      */
     public static final String HANDLING_TRACEPARENT = MessageTracing.class.getName() + ".handling-traceparent";
 
-    private static final MessageTracing OFF = new MessageTracing(null, null);
+    private static final MessageTracing OFF = new MessageTracing(null, null, false);
 
     private final Tracer tracer;
     private final Propagator propagator;
+    /** Whether a span without a sampled parent may be sampled (a root sampling probability above 0). */
+    private final boolean rootsSampled;
 
-    private MessageTracing(Tracer tracer, Propagator propagator) {
+    private MessageTracing(Tracer tracer, Propagator propagator, boolean rootsSampled) {
         this.tracer = tracer;
         this.propagator = propagator;
+        this.rootsSampled = rootsSampled;
     }
 
-    /** Tracing on {@code tracer}; off when either is missing or a no-op. */
-    public static MessageTracing of(Tracer tracer, Propagator propagator) {
+    /**
+     * Tracing on {@code tracer}, whose sampler is parent-based with root probability {@code rootProbability} (Boot's
+     * {@code management.tracing.sampling.probability}); off when either is missing or a no-op.
+     */
+    public static MessageTracing of(Tracer tracer, Propagator propagator, double rootProbability) {
         if (tracer == null || propagator == null || tracer == Tracer.NOOP || propagator == Propagator.NOOP) {
             return OFF;
         }
-        return new MessageTracing(tracer, propagator);
+        return new MessageTracing(tracer, propagator, rootProbability > 0);
     }
 
     /** Tracing off: no spans, headers pass unchanged. */
@@ -56,6 +68,43 @@ public final class MessageTracing {
 
     public boolean enabled() {
         return tracer != null;
+    }
+
+    /**
+     * Whether a span started from {@code headers} could be recorded: tracing is on, and roots may be sampled or the
+     * message carries a sampled W3C {@code traceparent} (or trace headers of another format, which this check does
+     * not read). When it is false, callers pass {@code headers} on instead of starting a span.
+     */
+    public boolean mayRecord(Map<String, String> headers) {
+        if (tracer == null) {
+            return false;
+        }
+        if (rootsSampled) {
+            return true;
+        }
+        String traceparent = headers.get(TRACEPARENT);
+        if (traceparent != null) {
+            return !isUnsampled(traceparent);
+        }
+        for (String field : propagator.fields()) {
+            if (headers.containsKey(field)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code traceparent} is a well-formed W3C value ({@code 00-<32 hex>-<16 hex>-<2 hex>}) whose sampled
+     * flag is clear. A malformed value is not called unsampled: the propagator decides what it means.
+     */
+    static boolean isUnsampled(String traceparent) {
+        if (traceparent.length() != 55 || traceparent.charAt(2) != '-' || traceparent.charAt(35) != '-'
+                || traceparent.charAt(52) != '-') {
+            return false;
+        }
+        int flags = Character.digit(traceparent.charAt(54), 16);
+        return Character.digit(traceparent.charAt(53), 16) >= 0 && flags >= 0 && (flags & 1) == 0;
     }
 
     /**

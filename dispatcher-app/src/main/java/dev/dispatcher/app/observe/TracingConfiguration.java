@@ -3,6 +3,7 @@ package dev.dispatcher.app.observe;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -15,8 +16,12 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class TracingConfiguration {
 
+    /** Boot's default of {@code management.tracing.sampling.probability} (Dispatcher's application.yml sets 0). */
+    static final String BOOT_DEFAULT_PROBABILITY = "0.1";
+
     @Bean
-    MessageTracing messageTracing(ObjectProvider<Tracer> tracer, ObjectProvider<Propagator> propagator) {
-        return MessageTracing.of(tracer.getIfAvailable(), propagator.getIfAvailable());
+    MessageTracing messageTracing(ObjectProvider<Tracer> tracer, ObjectProvider<Propagator> propagator,
+            @Value("${management.tracing.sampling.probability:" + BOOT_DEFAULT_PROBABILITY + "}") double probability) {
+        return MessageTracing.of(tracer.getIfAvailable(), propagator.getIfAvailable(), probability);
     }
 }

@@ -60,6 +60,29 @@ class TracePropagationIT extends OpsTestSupport {
     }
 
     @Test
+    void anUnsampledTraceIsHandedOnAsStoredAndNoSpanIsStartedForIt() throws Exception {
+        String traceId = hex(16);
+        UUID id = UUID.randomUUID();
+        as(PRODUCER).post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+                .header("traceparent", "00-" + traceId + "-" + hex(8) + "-00")
+                .bodyValue("{\"id\":\"" + id + "\",\"topic\":\"" + TRACED_TOPIC + "\",\"key\":\"trace\","
+                        + "\"type\":\"Untraced\",\"payload\":{\"n\":2}}")
+                .exchange()
+                .expectStatus().isAccepted();
+
+        WebhookSink.Request webhook = WEBHOOK.await(id.toString(), Duration.ofSeconds(60)).orElseThrow();
+        String stored = text("SELECT headers->>'traceparent' FROM outbox_message WHERE id = ?", id);
+        assertThat(stored).as("the ingest keeps the client's trace, not sampled").startsWith("00-" + traceId + "-")
+                .endsWith("-00");
+        String published = await().atMost(Duration.ofSeconds(30)).until(() -> recordTraceparent(id),
+                java.util.Objects::nonNull);
+        assertThat(published).as("the record carries the stored context: no publish span was started")
+                .isEqualTo(stored);
+        assertThat(webhook.header("traceparent")).as("nor an inbox handling span").isEqualTo(stored);
+        assertThat(spans.getFinishedSpanItems()).noneMatch(s -> s.getTraceId().equals(traceId));
+    }
+
+    @Test
     void aProducersOwnTraceparentIsKeptAsTheParentOfThePublish() {
         String traceId = hex(16);
         String producerSpanId = hex(8);

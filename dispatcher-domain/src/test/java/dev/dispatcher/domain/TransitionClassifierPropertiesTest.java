@@ -208,6 +208,22 @@ class TransitionClassifierPropertiesTest {
         }
     }
 
+    /**
+     * A row our guarded Deliver may write (live, held under our token) is the row our claim left, whatever happened
+     * between: so what the write leaves is {@link LeasedMessage#afterDeliver}, which a store reports without reading
+     * the row back.
+     */
+    @Property(tries = 2_000)
+    void aDeliverWrittenUnderOurLeaseLeavesWhatTheLeaseSnapshotDerives(@ForAll("scenarios") Scenario scenario) {
+        Observation seen = play(scenario);
+        if (scenario.requested() instanceof Transition.Deliver && seen.written().isPresent()) {
+            assertThat(seen.written().get()).isEqualTo(scenario.ours().afterDeliver(scenario.queue()));
+        }
+        Statistics.label("deliver written").collect(
+                scenario.requested() instanceof Transition.Deliver && seen.written().isPresent());
+        Statistics.label("deliver written").coverage(coverage -> coverage.check(true).count((Integer c) -> c > 0));
+    }
+
     private static void assertExactlyOneOutcome(TransitionOutcome outcome) {
         long matching = Stream.of(
                         outcome instanceof TransitionOutcome.Applied,

@@ -209,11 +209,18 @@ public final class LeasedTableSql {
     /**
      * The fast path of {@code Deliver}: finishes the rows of {@code $1} (array of ids) still held under the one
      * lease token {@code $2} (one claimed batch's) with one guarded UPDATE, the statement PostgreSQL needs at least
-     * for this work; for a scoped table {@code $3} is the scope. Returns one row per input id that is written
-     * ({@code written} true, the written row) or existed in the statement's snapshot without being written
-     * ({@code written} false, the row as the snapshot saw it), with {@code id}, {@code status}, {@code lease_token},
-     * {@code lease_until}, {@code version}, {@code attempts} and {@code db_now}. An id not returned did not exist
-     * when the statement began.
+     * for this work; for a scoped table {@code $3} is the scope. Returns one row per input id it did <em>not</em>
+     * write, with {@code id}, {@code found} (whether the row existed in the statement's snapshot) and, when found,
+     * the row as that snapshot saw it ({@code status}, {@code lease_token}, {@code lease_until}, {@code version},
+     * {@code attempts}), and {@code db_now}. An input id not returned was written: a batch whose rows were all
+     * published returns nothing, so neither the server nor the driver formats, sends or decodes a row per message.
+     *
+     * <p>What a written row holds follows from the guard: it was live and held under {@code $2}, so since the
+     * claim that leased it nobody else wrote it (operator mutations clear the token, a new claim replaces it, and
+     * a lease's own transitions other than renewal end it), so its version and attempts are still the claim's, and
+     * the UPDATE made it the success status with {@code version + 1} and no {@code lease_until}, keeping the token.
+     * Callers derive that state from their lease snapshot ({@code LeasedMessage.afterDeliver}); the contract suite
+     * reads each such row back through another connection and compares.
      *
      * <p>The guard is the one {@link #transition} writes under (our token, lease not ended, live status), on the
      * target row's own columns: under READ COMMITTED PostgreSQL re-checks it on the newest row version after
@@ -235,26 +242,27 @@ public final class LeasedTableSql {
      * statement_timestamp()}, as {@link #transition}.
      */
     public static String deliverLeased(Table t) {
-        return fastDeliver(t, "= ANY($1::%2$s[])", "IN (SELECT i.id FROM unnest($1::%2$s[]) AS i(id)"
-                + " WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = i.id))");
+        return fastDeliver(t, "= ANY($1::%2$s[])",
+                "unnest($1::%2$s[]) AS i(id) WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = i.id)");
     }
 
     /**
      * {@link #deliverLeased} for exactly one id, with scalar parameters: {@code $1} id, {@code $2} our lease token,
-     * and for a scoped table {@code $3} the scope. Returns the same columns: the written row, or the row as the
-     * statement's snapshot saw it when it was not written, or nothing when it did not exist. Same guard, index,
-     * clock and concurrency argument; no arrays, so a generic plan (an inbox handler's transaction caches plans) is
-     * the primary key lookup too, and the short text is cheap for the driver to parse on every message.
+     * and for a scoped table {@code $3} the scope. Returns nothing when it wrote the row, else one row as {@link
+     * #deliverLeased} does. Same guard, index, clock and concurrency argument; no arrays, so a generic plan (an
+     * inbox handler's transaction caches plans) is the primary key lookup too, and the short text is cheap for the
+     * driver to parse on every message.
      */
     public static String deliverOne(Table t) {
-        return fastDeliver(t, "= $1::%2$s", "= $1::%2$s AND NOT EXISTS (SELECT 1 FROM upd)");
+        return fastDeliver(t, "= $1::%2$s", "(VALUES ($1::%2$s)) AS i(id) WHERE NOT EXISTS (SELECT 1 FROM upd)");
     }
 
     /**
-     * The fast Deliver statement, {@code written} rows first, then the inputs not written as the statement's
-     * snapshot saw them: every part of one statement reads the same snapshot, so after {@code upd} the second
-     * branch still sees the rows as they were when the statement began. {@code ids} and {@code notWritten} are
-     * the two branches' conditions on the id column (they may use {@code %2$s}, the id type).
+     * The fast Deliver statement: the guarded UPDATE, then the inputs it did not write as the statement's snapshot
+     * saw them (every part of one statement reads the same snapshot, so after {@code upd} the snapshot still shows
+     * the rows as they were when the statement began). {@code ids} is the UPDATE's condition on the id column and
+     * {@code notWritten} the source of the inputs not written, as {@code i(id)} (both may use {@code %2$s}, the id
+     * type).
      */
     private static String fastDeliver(Table t, String ids, String notWritten) {
         String scope = t.scopeColumn() == null ? "" : " AND %s." + t.scopeColumn() + " = $3";
@@ -264,16 +272,12 @@ public final class LeasedTableSql {
                        SET status = '%4$s', version = t.version + 1, lease_until = NULL, %5$s = statement_timestamp()
                      WHERE t.%3$s IDS%6$s
                        AND (t.lease_token = $2::uuid AND t.lease_until IS NOT NULL AND t.status IN %8$s) IS TRUE
-                    RETURNING t.%3$s AS id, t.status, t.lease_token, t.lease_until, t.version, t.attempts
+                    RETURNING t.%3$s AS id
                 )
-                SELECT u.id, true AS written, u.status, u.lease_token, u.lease_until, u.version, u.attempts,
-                       statement_timestamp() AS db_now
-                  FROM upd u
-                UNION ALL
-                SELECT s.%3$s, false, s.status, s.lease_token, s.lease_until, s.version, s.attempts,
-                       statement_timestamp()
-                  FROM %1$s s
-                 WHERE s.%3$s NOT_WRITTEN%7$s
+                SELECT n.id, s.%3$s IS NOT NULL AS found, s.status, s.lease_token, s.lease_until, s.version,
+                       s.attempts, statement_timestamp() AS db_now
+                  FROM (SELECT i.id FROM NOT_WRITTEN) n
+                  LEFT JOIN %1$s s ON s.%3$s = n.id%7$s
                 """.replace("IDS", ids).replace("NOT_WRITTEN", notWritten)
                 .formatted(t.name(), t.idType(), t.idColumn(), t.successStatus(), t.successAtColumn(),
                         scope.formatted("t"), scope.formatted("s"), LIVE);

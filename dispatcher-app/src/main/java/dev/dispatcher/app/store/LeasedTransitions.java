@@ -31,8 +31,9 @@ import reactor.core.publisher.Mono;
  * classified {@code TRANSITION} statement as before. A batch whose rows were all published is one round trip and
  * one write per row.
  *
- * <p>Outcomes keep their meaning: a row the fast statement wrote is {@code Applied} with the written row; a row it
- * did not write is classified by the classified statement's locked ({@code cur}) and written ({@code upd}) views
+ * <p>Outcomes keep their meaning: a row the fast statement wrote is {@code Applied} with the row it left, which
+ * the statement does not send back ({@link dev.dispatcher.domain.LeasedMessage#afterDeliver}: exact for any row
+ * written under the guard); a row it did not write is classified by the classified statement's locked ({@code cur}) and written ({@code upd}) views
  * with the fast statement's snapshot view and time, which is what a single classified statement starting at that
  * moment would have seen: a writer that committed while the fast statement waited is {@code ConcurrencyLost}, a
  * row deleted meanwhile {@code Missing}, a row already finished {@code Terminal}, another lease's row {@code
@@ -49,8 +50,8 @@ import reactor.core.publisher.Mono;
 record LeasedTransitions(Queue queue, String transition, String transitionOne, String deliverLeased,
         String deliverOne, boolean uuidIds, String scope) {
 
-    /** The fast statement's view of one input row. */
-    private record Seen(boolean written, MessageState state, Instant now) {
+    /** The fast statement's view of one input it did not write: the snapshot's row (null: absent) and time. */
+    private record Seen(String id, MessageState state, Instant now) {
     }
 
     /** Runs {@code requests} (not empty) on {@code c}; one result per distinct id. */
@@ -66,21 +67,23 @@ record LeasedTransitions(Queue queue, String transition, String transitionOne, S
             }
             return Flux.from(fastStatement(c, fast).execute())
                     .flatMap(r -> r.map(LeasedTransitions::seen))
-                    .collectMap(s -> s.state().id().value())
-                    .flatMapMany(seen -> {
+                    .collectMap(Seen::id)
+                    .flatMapMany(notWritten -> {
                         Map<String, TransitionResult> results = new HashMap<>();
                         List<TransitionRequest> rest = new ArrayList<>();
                         Map<String, Seen> earlier = new HashMap<>();
                         for (TransitionRequest r : distinct.values()) {
                             String id = r.leased().id().value();
-                            Seen s = seen.get(id);
-                            if (s != null && s.written()) {
-                                results.put(id, new TransitionResult(TransitionOutcome.APPLIED, s.state()));
+                            Seen s = notWritten.get(id);
+                            if (fastIds.contains(id) && s == null) {
+                                results.put(id, new TransitionResult(TransitionOutcome.APPLIED,
+                                        r.leased().afterDeliver(queue)));
                             } else {
                                 rest.add(r);
-                                if (fastIds.contains(id)) {
-                                    // absent from the fast statement's snapshot: an empty snapshot view
-                                    earlier.put(id, s == null ? new Seen(false, null, null) : s);
+                                if (s != null) {
+                                    // absent from the fast statement's snapshot: an empty snapshot view, and the
+                                    // classified statement's own time (the fast one's is not needed then)
+                                    earlier.put(id, s.state() == null ? new Seen(id, null, null) : s);
                                 }
                             }
                         }
@@ -143,12 +146,15 @@ record LeasedTransitions(Queue queue, String transition, String transitionOne, S
                 }));
     }
 
+    /** A row of the fast statement: an input it did not write, as its snapshot saw it. */
     private static Seen seen(Readable row) {
-        MessageState state = new MessageState(MessageId.of(String.valueOf(row.get("id", Object.class))),
-                MessageStatus.parse(row.get("status", String.class)), row.get("lease_token", UUID.class),
-                row.get("lease_until", Instant.class), row.get("version", Long.class),
-                row.get("attempts", Integer.class));
-        return new Seen(Boolean.TRUE.equals(row.get("written", Boolean.class)), state,
-                row.get("db_now", Instant.class));
+        String id = String.valueOf(row.get("id", Object.class));
+        if (!Boolean.TRUE.equals(row.get("found", Boolean.class))) {
+            return new Seen(id, null, row.get("db_now", Instant.class));
+        }
+        MessageState state = new MessageState(MessageId.of(id), MessageStatus.parse(row.get("status", String.class)),
+                row.get("lease_token", UUID.class), row.get("lease_until", Instant.class),
+                row.get("version", Long.class), row.get("attempts", Integer.class));
+        return new Seen(id, state, row.get("db_now", Instant.class));
     }
 }

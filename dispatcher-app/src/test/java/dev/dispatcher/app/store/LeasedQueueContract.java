@@ -414,6 +414,27 @@ abstract class LeasedQueueContract<M extends Claimed> {
     }
 
     @Test
+    void aBatchDeliveredWholeIsReportedRowByRowAsEachRowWasLeft() throws Exception {
+        List<String> ids = List.of(insert(), insert(), insert(), insert(), insert());
+        List<M> batch = claim("worker-a", 10);
+        // a renewal between claim and Deliver changes neither version nor attempts
+        assertThat(queue.transition(batch.stream().map(m -> new TransitionRequest(m.leased(),
+                new Transition.RenewLease(Duration.ofMinutes(5)))).toList()).block(BLOCK))
+                .extracting(TransitionResult::outcome).containsOnly(TransitionOutcome.APPLIED);
+
+        List<TransitionResult> results = queue.transition(batch.stream()
+                .map(m -> new TransitionRequest(m.leased(), DELIVER)).toList()).block(BLOCK);
+
+        assertThat(results).extracting(r -> r.entry().id().value()).containsExactlyElementsOf(ids);
+        assertThat(results).extracting(TransitionResult::outcome).containsOnly(TransitionOutcome.APPLIED);
+        for (TransitionResult result : results) {
+            Row row = existing(result.entry().id().value());
+            assertThat(row.status()).isEqualTo(successStatus());
+            assertEntryIsRow(result.entry(), row);
+        }
+    }
+
+    @Test
     void deliverBesideOtherTransitionsOfTheSameBatchWritesEachOnce() throws Exception {
         String published = insert();
         String failed = insert();

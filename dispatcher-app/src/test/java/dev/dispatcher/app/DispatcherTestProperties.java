@@ -36,6 +36,8 @@ public final class DispatcherTestProperties {
         properties.put("spring.flyway.password", postgres.password());
         properties.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
         properties.put("dispatcher.schema", schema);
+        // the service turns Netty's sampled leak tracking off for speed; tests keep it, so a leaked buffer is reported
+        properties.put("spring.netty.leak-detection", "simple");
         return properties;
     }
 

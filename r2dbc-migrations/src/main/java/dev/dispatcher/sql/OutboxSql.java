@@ -30,7 +30,10 @@ public final class OutboxSql {
         return LeasedTableSql.claimable(alias);
     }
 
-    /** Columns a claim returns, in {@code ClaimedRow} order. */
+    /**
+     * Columns a claim returns. The service reads them by position (0 {@code id} to 17 {@code lease_expired}), so keep
+     * their order, or change the reader ({@code R2dbcOutboxStore.claimed}) with it.
+     */
     private static final String CLAIM_RETURNING = """
             RETURNING o.id, o.seq, o.topic, o.message_key, o.event_type, o.payload, o.content_type,
                       o.headers::text AS headers, o.correlation_id, o.causation_id, o.status, o.attempts,

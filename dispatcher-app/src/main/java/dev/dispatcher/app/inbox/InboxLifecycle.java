@@ -1,5 +1,6 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.observe.CostBoundedRead;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.queue.Retention;
@@ -36,11 +37,13 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
         this.retentionEvery = retentionEvery;
         this.gauges = gauges;
         this.gaugesEvery = gaugesEvery;
-        this.gaugePolling = new PeriodicPass(() -> Flux.fromIterable(this.consumers)
+        // counted no more often than the count's cost allows (CostBoundedRead), as the outbox's run summary does
+        CostBoundedRead<Backlog> counted = new CostBoundedRead<>(() -> Flux.fromIterable(this.consumers)
                 .concatMap(c -> c.rows().backlog())
                 .reduce(Backlog.EMPTY, (a, b) -> new Backlog(a.pending() + b.pending(),
                         a.retryScheduled() + b.retryScheduled(),
-                        a.oldestAge().compareTo(b.oldestAge()) >= 0 ? a.oldestAge() : b.oldestAge()))
+                        a.oldestAge().compareTo(b.oldestAge()) >= 0 ? a.oldestAge() : b.oldestAge())));
+        this.gaugePolling = new PeriodicPass(() -> counted.get()
                 .doOnNext(b -> gauges.update(b.pending(), b.retryScheduled(), b.oldestAge()))
                 .then(),
                 e -> log.debug("inbox backlog poll failed: {}", e.toString()));

@@ -6,8 +6,8 @@ import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.LeasedQueue;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -281,8 +281,9 @@ public final class ClaimLoop<M extends Claimed> {
 
     private Mono<Void> process(ClaimedBatch<M> claimed) {
         List<M> messages = claimed.messages();
-        Set<M> open = ConcurrentHashMap.newKeySet();
-        open.addAll(messages);
+        // by id: hashing the claimed rows themselves (records of a dozen components) cost more than the lookups
+        Map<String, M> open = new ConcurrentHashMap<>(messages.size() * 2);
+        messages.forEach(m -> open.put(m.leased().id().value(), m));
         BatchStrategy.Batch<M> batch = new BatchStrategy.Batch<>() {
             @Override
             public List<M> messages() {
@@ -296,7 +297,7 @@ public final class ClaimLoop<M extends Claimed> {
 
             @Override
             public void written(M message) {
-                open.remove(message);
+                open.remove(message.leased().id().value());
             }
         };
         AtomicBoolean rowsBack = new AtomicBoolean();
@@ -304,7 +305,7 @@ public final class ClaimLoop<M extends Claimed> {
         Mono<Void> renewals = Flux.interval(settings.renewEvery(), settings.renewEvery(), scheduler)
                 .onBackpressureDrop()
                 .takeUntilOther(worked)
-                .concatMap(tick -> writer.renew(List.copyOf(open)))
+                .concatMap(tick -> writer.renew(List.copyOf(open.values())))
                 .then();
         return Mono.when(worked, renewals)
                 .then(worked)
@@ -313,7 +314,7 @@ public final class ClaimLoop<M extends Claimed> {
                     log.error("{} {}: batch of {} failed unexpectedly; releasing it", name, settings.workerId(),
                             messages.size(), e);
                     rowsBack.set(true);
-                    return writer.release(List.copyOf(open));
+                    return writer.release(List.copyOf(open.values()));
                 })
                 .doFinally(signal -> {
                     inFlight.decrementAndGet();

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code blackbox}: the relay as users deploy it, the service jar started with {@code java -jar} ({@link
@@ -55,6 +56,8 @@ final class BlackBoxDrain {
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
                 byRows = rowsRate(env, schema, topic);
+                System.out.println("blackbox: delivered per second from the first claim: "
+                        + deliveredPerSecond(env, schema, topic));
                 lost = confirmed.lost(env.ids(schema, topic));
                 duplicates = confirmed.duplicates();
                 System.out.printf(Locale.ROOT, "blackbox: %.0f msgs/s first claim to last delivery, %.0f end to end (%s)%n",
@@ -77,14 +80,13 @@ final class BlackBoxDrain {
         return RelayBenchmark.json(r);
     }
 
-    /** A blackbox run's service schema, and its measured and warm-up topics (6 partitions each), created. */
+    /** A blackbox run's service schema, its measured topic (6 partitions, created) and its warm-up topics' prefix. */
     record Topics(String schema, String measured, String warmUp) {
 
         static Topics create(BenchEnvironment env) {
             String schema = env.serviceSchema("blackbox");
             Topics topics = new Topics(schema, "bench-" + schema, "bench-" + schema + "-warm");
-            env.kafka.createTopic(topics.measured, 6);
-            env.kafka.createTopic(topics.warmUp, 6);
+            env.kafka.createTopic(topics.measured, 6); // the warm-up rounds create theirs (warmUp)
             return topics;
         }
     }
@@ -104,13 +106,19 @@ final class BlackBoxDrain {
     }
 
     /**
-     * Seeds {@code --warmup} rows to {@code warmTopic} and waits until the service delivered them, in rounds until
-     * the service has nearly stopped compiling ({@link JitWarmUp}); returns the rows drained.
+     * Seeds {@code --warmup} rows and waits until the service delivered them, in rounds until the service has nearly
+     * stopped compiling ({@link JitWarmUp}); returns the rows drained. Each round publishes to a topic of its own
+     * ({@code warmTopic-1}, {@code -2}, ...), as the measured phase does to its new topic: with one warm-up topic,
+     * the producer's path for a topic it has no metadata for ran first in the measured drain, whose first seconds
+     * then de-optimised and recompiled some 280 methods (the service's {@code -Xlog:jit+compilation}).
      */
     static long warmUp(BenchEnvironment env, BenchOptions o, ServiceProcess service, String schema, String warmTopic)
             throws Exception {
+        AtomicInteger round = new AtomicInteger();
         long drained = JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
-            env.insertRows(schema, warmTopic, o, o.warmup());
+            String topic = warmTopic + "-" + round.incrementAndGet();
+            env.kafka.createTopic(topic, 6);
+            env.insertRows(schema, topic, o, o.warmup());
             env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
             return o.warmup();
         });
@@ -169,6 +177,28 @@ final class BlackBoxDrain {
 
     /** Twice the service's default poll interval ({@code dispatcher.relay.poll-interval}, 1 s). */
     private static final Duration PAUSE_TAKES_EFFECT = Duration.ofSeconds(2);
+
+    /**
+     * Rows of {@code topic} delivered in each second after the first claim, by the rows' times, for telling a slow
+     * start or tail from a slow steady state.
+     */
+    private static String deliveredPerSecond(BenchEnvironment env, String schema, String topic) throws Exception {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT string_agg(n::text, ' ' ORDER BY second)
+                  FROM (SELECT floor(extract(epoch FROM d.delivered_at - f.first_claim))::int AS second, count(*) AS n
+                          FROM outbox_message d,
+                               (SELECT min(last_attempt_at) AS first_claim FROM outbox_message WHERE topic = ?) f
+                         WHERE d.topic = ? AND d.status = 'DELIVERED'
+                         GROUP BY 1) per_second
+                """)) {
+            s.setString(1, topic);
+            s.setString(2, topic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getString(1);
+            }
+        }
+    }
 
     /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */
     private static double rowsRate(BenchEnvironment env, String schema, String topic) throws Exception {

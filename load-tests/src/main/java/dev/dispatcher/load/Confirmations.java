@@ -107,6 +107,18 @@ final class Confirmations implements AutoCloseable {
         return distinct() >= n;
     }
 
+    /**
+     * Waits until every id of {@code ids} arrived or {@code timeout} passed; true when all did. Unlike {@link
+     * #awaitDistinct}, records of earlier phases on the same topic do not count.
+     */
+    boolean awaitAll(Set<String> ids, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (lost(ids) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the caller's (main) thread polls the consumer thread's map
+        }
+        return lost(ids) == 0;
+    }
+
     /** Lost: expected ids that never arrived. */
     long lost(Set<String> expected) {
         return expected.stream().filter(id -> !firstSeenNanos.containsKey(id)).count();

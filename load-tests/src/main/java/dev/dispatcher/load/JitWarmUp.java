@@ -56,8 +56,14 @@ final class JitWarmUp {
      * {@link #MAX_ROUNDS} times), printing each round; returns the messages drained over all rounds.
      */
     static long untilCompiled(String what, CompilationClock compilation, Round round) throws Exception {
+        return untilCompiled(what, compilation, round, MAX_ROUNDS);
+    }
+
+    /** {@link #untilCompiled(String, CompilationClock, Round)} with at most {@code maxRounds} rounds. */
+    static long untilCompiled(String what, CompilationClock compilation, Round round, int maxRounds)
+            throws Exception {
         long total = 0;
-        for (int i = 1; i <= MAX_ROUNDS; i++) {
+        for (int i = 1; i <= maxRounds; i++) {
             long compiledBefore = compilation.millis();
             long start = System.nanoTime();
             total += round.run();
@@ -65,7 +71,7 @@ final class JitWarmUp {
             double share = (compilation.millis() - compiledBefore) / Math.max(wallMillis, 1.0);
             boolean settled = share <= SETTLED_SHARE;
             System.out.printf(Locale.ROOT, "warm-up %s round %d: %.1f s, compiling %.0f%% of the time%s%n", what, i,
-                    wallMillis / 1000, share * 100, settled ? " (settled)" : i == MAX_ROUNDS ? " (round limit)" : "");
+                    wallMillis / 1000, share * 100, settled ? " (settled)" : i == maxRounds ? " (round limit)" : "");
             if (settled) {
                 break;
             }

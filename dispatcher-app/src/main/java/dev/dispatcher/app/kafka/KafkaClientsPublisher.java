@@ -33,13 +33,21 @@ import reactor.core.scheduler.Schedulers;
  * ({@code stopOnError(true)}), and {@code doOnProducer} refuses {@code send}. So sends use kafka-clients
  * directly, behind this adapter, as DESIGN.md allows; reactor-kafka stays for the inbox receiver.
  *
+ * <p>Two producers with the same settings but {@code linger.ms}: records of a full claim wait the configured linger
+ * to fill the producer's batches, records of a partial claim leave at once ({@link RecordPublisher.Pace}). A key's
+ * order holds across the two: the relay hands a key's next run off only after its previous run was acknowledged
+ * and written.
+ *
  * <p>Hand-off runs on a dedicated single thread (not a Reactor non-blocking thread: {@code KafkaProducer.send}
  * may block up to {@code max.block.ms}). Producer callbacks only complete a future; results continue on
  * {@link Schedulers#parallel()}.
  */
 final class KafkaClientsPublisher implements RecordPublisher {
 
+    /** Sends {@link Pace#BATCHED} records, with the configured {@code linger.ms}. */
     private final Producer<String, byte[]> producer;
+    /** Sends {@link Pace#PROMPT} records: {@code linger.ms} 0; the same producer when that is the configured one. */
+    private final Producer<String, byte[]> promptProducer;
     private final Admin admin;
     private final Scheduler sendScheduler;
 
@@ -54,18 +62,39 @@ final class KafkaClientsPublisher implements RecordPublisher {
         // (Reactor) thread on its lock when the send thread is taking, which BlockHound reports.
         this.sendScheduler = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, "dispatcher-kafka-send", 60, true);
         this.producer = new KafkaProducer<>(props);
+        this.promptProducer = lingers(props) ? new KafkaProducer<>(withoutLinger(props)) : producer;
         Map<String, Object> adminProps = new HashMap<>(adminProperties);
         adminProps.putIfAbsent(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 props.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
         this.admin = Admin.create(adminProps);
     }
 
+    /** Whether {@code props} set a {@code linger.ms} above 0 (Kafka's default is 5 ms). */
+    static boolean lingers(Map<String, Object> props) {
+        Object linger = props.get(ProducerConfig.LINGER_MS_CONFIG);
+        return linger == null || Long.parseLong(linger.toString().trim()) > 0;
+    }
+
+    private static Map<String, Object> withoutLinger(Map<String, Object> props) {
+        Map<String, Object> prompt = new HashMap<>(props);
+        prompt.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        Object clientId = props.get(ProducerConfig.CLIENT_ID_CONFIG);
+        if (clientId != null && !clientId.toString().isBlank()) {
+            prompt.put(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-prompt"); // client ids name JMX beans
+        }
+        return prompt;
+    }
+
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
+    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         if (records.isEmpty()) {
             return Mono.just(List.of());
         }
-        return Mono.fromCallable(() -> handOff(producer, records, ordered))
+        Producer<String, byte[]> chosen = switch (pace) {
+            case BATCHED -> producer;
+            case PROMPT -> promptProducer;
+        };
+        return Mono.fromCallable(() -> handOff(chosen, records, ordered))
                 .subscribeOn(sendScheduler)
                 .flatMap(futures -> Mono.fromFuture(
                         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
@@ -124,6 +153,9 @@ final class KafkaClientsPublisher implements RecordPublisher {
     @Override
     public void close() {
         producer.close(Duration.ofSeconds(10));
+        if (promptProducer != producer) {
+            promptProducer.close(Duration.ofSeconds(10));
+        }
         admin.close(Duration.ofSeconds(5));
         sendScheduler.dispose();
     }

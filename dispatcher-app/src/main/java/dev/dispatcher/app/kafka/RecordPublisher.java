@@ -22,7 +22,22 @@ public interface RecordPublisher extends AutoCloseable {
      * their order on the partition (idempotent producer). The returned list matches {@code records} index by
      * index; the Mono never errors for a record failure.
      */
-    Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered);
+    Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace);
+
+    /**
+     * Whether records may wait to fill the producer's batches ({@code linger.ms}) or should leave at once.
+     *
+     * <p>Why two: a relay that has caught up claims a few rows at a time, and each claim's records then waited the
+     * whole linger for company that was not coming (at 300 messages/s, p50 commit-to-Kafka 8 ms with {@code
+     * linger.ms} 5 against 4 ms with 0); a relay draining a backlog hands off a full batch at once, and without a
+     * linger the producer's sender took the first records of each hand-off away in requests of their own.
+     */
+    enum Pace {
+        /** A full claim: part of a backlog, more follows at once; the producer's {@code linger.ms} applies. */
+        BATCHED,
+        /** A partial claim: the relay has caught up, nothing else is coming; sent without lingering. */
+        PROMPT
+    }
 
     /** Whether the cluster answers an admin call within {@code timeout}; never errors. */
     Mono<Boolean> probe(Duration timeout);

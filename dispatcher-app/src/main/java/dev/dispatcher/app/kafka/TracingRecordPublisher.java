@@ -35,7 +35,7 @@ final class TracingRecordPublisher implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
+    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         return Mono.defer(() -> {
             List<Span> spans = new ArrayList<>(records.size());
             List<OutboundRecord> traced = new ArrayList<>(records.size());
@@ -57,7 +57,7 @@ final class TracingRecordPublisher implements RecordPublisher {
                         tracing.withContextOf(span, record.headers())));
             }
             AtomicBoolean ended = new AtomicBoolean();
-            return delegate.publish(traced, ordered)
+            return delegate.publish(traced, ordered, pace)
                     .doOnNext(results -> {
                         if (ended.compareAndSet(false, true)) {
                             for (int i = 0; i < spans.size(); i++) {

@@ -60,8 +60,12 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
 
     @Override
     public Mono<List<Attempt<ClaimedMessage>>> work(Batch<ClaimedMessage> batch) {
+        // a full claim is part of a backlog: its records may linger to fill the producer's batches; a partial one
+        // means the relay has caught up, and its records leave at once
+        RecordPublisher.Pace pace = batch.messages().size() >= settings.batchSize()
+                ? RecordPublisher.Pace.BATCHED : RecordPublisher.Pace.PROMPT;
         return Flux.fromIterable(lanes(batch.messages()))
-                .flatMap(lane -> publish(lane, batch), settings.publishConcurrency())
+                .flatMap(lane -> publish(lane, batch, pace), settings.publishConcurrency())
                 .flatMapIterable(attempts -> attempts)
                 .collectList();
     }
@@ -119,14 +123,15 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         };
     }
 
-    private Mono<List<Attempt<ClaimedMessage>>> publish(Lane lane, Batch<ClaimedMessage> batch) {
+    private Mono<List<Attempt<ClaimedMessage>>> publish(Lane lane, Batch<ClaimedMessage> batch,
+            RecordPublisher.Pace pace) {
         if (batch.stopping()) {
             return Mono.just(notAttempted(lane, "relay shutting down"));
         }
         List<OutboundRecord> records = lane.messages().stream().map(PublishLanes::toRecord).toList();
         return Mono.defer(() -> {
                     long start = System.nanoTime();
-                    return publisher.publish(records, lane.ordered())
+                    return publisher.publish(records, lane.ordered(), pace)
                             .map(results -> new Sent(results, Duration.ofNanos(System.nanoTime() - start)));
                 })
                 // an unavailable cluster is the breaker's failure; the lane's results still decide every message

@@ -65,12 +65,12 @@ final class FlakyPublisher implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
-        return Mono.defer(() -> ordered ? publishOrdered(records) : publishUnordered(records))
+    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+        return Mono.defer(() -> ordered ? publishOrdered(records, pace) : publishUnordered(records, pace))
                 .publishOn(Schedulers.parallel());
     }
 
-    private Mono<List<DispatchResult>> publishOrdered(List<OutboundRecord> records) {
+    private Mono<List<DispatchResult>> publishOrdered(List<OutboundRecord> records, Pace pace) {
         int firstFailing = -1;
         for (int i = 0; i < records.size(); i++) {
             if (shouldFail(id(records.get(i)))) {
@@ -80,12 +80,12 @@ final class FlakyPublisher implements RecordPublisher {
         }
         if (firstFailing < 0) {
             records.forEach(r -> handedOff(id(r)));
-            return delegate.publish(records, true);
+            return delegate.publish(records, true, pace);
         }
         int failing = firstFailing;
         List<OutboundRecord> prefix = records.subList(0, failing);
         prefix.forEach(r -> handedOff(id(r)));
-        return delegate.publish(prefix, true).map(prefixResults -> {
+        return delegate.publish(prefix, true, pace).map(prefixResults -> {
             List<DispatchResult> results = new ArrayList<>(records.size());
             results.addAll(prefixResults);
             boolean prefixPublished = prefixResults.stream().allMatch(r -> r instanceof DispatchResult.Published);
@@ -105,7 +105,7 @@ final class FlakyPublisher implements RecordPublisher {
         });
     }
 
-    private Mono<List<DispatchResult>> publishUnordered(List<OutboundRecord> records) {
+    private Mono<List<DispatchResult>> publishUnordered(List<OutboundRecord> records, Pace pace) {
         DispatchResult[] results = new DispatchResult[records.size()];
         List<OutboundRecord> toSend = new ArrayList<>(records.size());
         List<Integer> positions = new ArrayList<>(records.size());
@@ -120,7 +120,7 @@ final class FlakyPublisher implements RecordPublisher {
                 positions.add(i);
             }
         }
-        return delegate.publish(toSend, false).map(sent -> {
+        return delegate.publish(toSend, false, pace).map(sent -> {
             for (int j = 0; j < sent.size(); j++) {
                 results[positions.get(j)] = sent.get(j);
             }

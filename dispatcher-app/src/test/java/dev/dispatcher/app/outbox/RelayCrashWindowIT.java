@@ -43,8 +43,8 @@ class RelayCrashWindowIT {
             List<ClaimedMessage> claimed = crashed.claimBatch("crashed-worker", 10, Duration.ofSeconds(2),
                     Ordering.PER_KEY).block(Duration.ofSeconds(20));
             assertThat(claimed).hasSize(1);
-            List<DispatchResult> sent = publisher.publish(List.of(PublishLanes.toRecord(claimed.getFirst())), true)
-                    .block(Duration.ofSeconds(20));
+            List<DispatchResult> sent = publisher.publish(List.of(PublishLanes.toRecord(claimed.getFirst())), true,
+                    RecordPublisher.Pace.PROMPT).block(Duration.ofSeconds(20));
             assertThat(sent).containsExactly(DispatchResult.PUBLISHED);
 
             DispatcherMetrics metrics = RelayFixture.metrics();
@@ -122,7 +122,7 @@ class RelayCrashWindowIT {
         }
 
         @Override
-        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
+        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
             return Mono.fromCallable(() -> {
                         try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement("""
                                 UPDATE outbox_message SET lease_owner = 'thief', lease_token = gen_random_uuid(),

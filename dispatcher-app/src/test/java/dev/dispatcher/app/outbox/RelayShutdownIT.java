@@ -115,8 +115,8 @@ class RelayShutdownIT {
         }
 
         @Override
-        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered) {
-            return Mono.delay(delay).then(delegate.publish(records, ordered)).doOnNext(results -> {
+        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+            return Mono.delay(delay).then(delegate.publish(records, ordered, pace)).doOnNext(results -> {
                 for (int i = 0; i < results.size(); i++) {
                     if (results.get(i) instanceof DispatchResult.Published) {
                         published.add(records.get(i).headers().get("message-id"));

@@ -66,7 +66,11 @@ class ClaimLoopGatingTest {
     }
 
     private ClaimLoop<Row> start() {
-        LoopSettings settings = new LoopSettings("gating", BATCH, IN_FLIGHT, Duration.ofSeconds(30), POLL, LINGER,
+        return start(BATCH);
+    }
+
+    private ClaimLoop<Row> start(int batch) {
+        LoopSettings settings = new LoopSettings("gating", batch, IN_FLIGHT, Duration.ofSeconds(30), POLL, LINGER,
                 RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, Jitter.NONE, 5,
                         new SplittableRandom(1)), Duration.ofSeconds(10));
         loop = new ClaimLoop<>("gating", queue, strategy, settings, new DispatcherMetrics(new SimpleMeterRegistry()),
@@ -155,6 +159,58 @@ class ClaimLoopGatingTest {
         assertThat(queue.claims.get()).isEqualTo(1);
         time.advanceTimeBy(Duration.ofNanos(1));
         assertThat(queue.claims.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aFastStreamStretchesTheLingerWithItsRateUpToFourTimesAndASlowOneKeepsIt() {
+        strategy.finishImmediately = true;
+        Stream fast = new Stream(2.0); // 2,000 rows a second: stretched to the cap, 4 x 5 ms
+        queue.rowsPerClaim = fast;
+        start(1000);
+        time.advanceTimeBy(Duration.ofMillis(105));
+        assertThat(fast.claimTimes).as("ms of each claim").containsExactly(0L, 5L, 25L, 45L, 65L, 85L, 105L);
+
+        queue.rowsPerClaim = () -> 0;
+        loop.stop().subscribe();
+        time.advanceTime();
+        Stream slow = new Stream(0.4); // 400 rows a second: under the stream rate, the linger as configured
+        queue.rowsPerClaim = slow;
+        loop.start();
+        time.advanceTimeBy(Duration.ofMillis(30));
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < slow.claimTimes.size(); i++) {
+            gaps.add(slow.claimTimes.get(i) - slow.claimTimes.get(i - 1));
+        }
+        assertThat(gaps).as("ms between claims").hasSizeGreaterThanOrEqualTo(4).containsOnly(5L);
+    }
+
+    @Test
+    void theLingerStretchesInProportionToTheRateBetweenItselfAndFourTimesItself() {
+        long linger = LINGER.toNanos();
+        long fiveMs = Duration.ofMillis(5).toNanos();
+        assertThat(ClaimLoop.stretchedLinger(linger, 2, fiveMs)).as("400/s").isEqualTo(linger);
+        assertThat(ClaimLoop.stretchedLinger(linger, 5, fiveMs)).as("1,000/s").isEqualTo(2 * linger);
+        assertThat(ClaimLoop.stretchedLinger(linger, 500, fiveMs)).as("100,000/s").isEqualTo(4 * linger);
+        assertThat(ClaimLoop.stretchedLinger(linger, 0, fiveMs)).isEqualTo(linger);
+        assertThat(ClaimLoop.stretchedLinger(linger, 5, 0)).isEqualTo(linger);
+    }
+
+    /** Rows arriving at {@code perMs} a millisecond: a claim finds those that arrived since the previous one. */
+    private final class Stream implements IntSupplier {
+        final List<Long> claimTimes = new ArrayList<>();
+        private final double perMs;
+
+        Stream(double perMs) {
+            this.perMs = perMs;
+        }
+
+        @Override
+        public int getAsInt() {
+            long now = time.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+            long since = claimTimes.isEmpty() ? 5 : now - claimTimes.getLast();
+            claimTimes.add(now);
+            return (int) Math.round(since * perMs);
+        }
     }
 
     @Test

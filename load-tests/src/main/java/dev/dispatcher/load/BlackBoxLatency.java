@@ -4,15 +4,15 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * {@code blackbox-latency}: the latency mode against the relay as users deploy it, the service jar started with
- * {@code java -jar} ({@link ServiceProcess}, default settings but {@code --ordering}) on the harness's PostgreSQL and
- * Kafka. The service first drains {@code --warmup} rows to topics of their own, then gets rounds of 10 s of the
- * measured load, untimed, to the measured topic, until it has nearly stopped compiling (so the first measured records do not wait for the producer to fetch a new
- * topic's metadata, a one-time cost of 100-200 ms); both in the same table, as a running service's table has
- * history. Then writer threads offer {@code --rate} one-row durable transactions a second for {@code --duration-s},
- * and the consumer measures commit to arrival on Kafka of those rows only (the row-times line covers the topic
- * with its warm-up trickle). The service's JVM options as for {@link BlackBoxDrain#startService}. RESULT {@code
- * relay-latency}.
+ * {@code blackbox-latency}: the latency mode against the relay as users deploy it, the service jar started with {@code
+ * java -jar} ({@link ServiceProcess}, default settings but {@code --ordering}) on the harness's PostgreSQL and Kafka.
+ * The service first drains {@code --warmup} rows to topics of their own, then gets rounds of 10 s of the measured load,
+ * untimed, to the measured topic, until it has nearly stopped compiling (so the first measured records do not wait for
+ * the producer to fetch a new topic's metadata, a one-time cost of 100-200 ms); both in the same table, as a running
+ * service's table has history. Then writer threads offer {@code --rate} one-row durable transactions a second for
+ * {@code --duration-s}, and the consumer measures commit to arrival on Kafka of those rows only (the row-times line
+ * covers the topic with its warm-up trickle). The service's JVM options as for {@link BlackBoxDrain#startService}.
+ * RESULT {@code relay-latency}.
  */
 final class BlackBoxLatency {
 

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param leaseDuration lease length; in-flight leases are renewed every third of it
  * @param pollInterval fallback wake-up when no notification arrives, the pause switch's re-check and the probe
  *     interval while the destination is unavailable
- * @param claimLinger least time between the starts of two claims unless the earlier came back full
+ * @param claimLinger least time between the starts of two claims unless the earlier came back full (stretched under
+ *     a fast stream, {@link ClaimLoop#stretchedLinger})
  * @param retryPolicy backoff and attempt limit for failed attempts
  * @param drainTimeout how long {@link ClaimLoop#stop()} waits for in-flight batches
  */

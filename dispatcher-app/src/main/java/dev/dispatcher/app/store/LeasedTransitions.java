@@ -31,13 +31,14 @@ import reactor.core.publisher.Mono;
  * classified {@code TRANSITION} statement as before. A batch whose rows were all published is one round trip and
  * one write per row.
  *
- * <p>Outcomes keep their meaning: a row the fast statement wrote is {@code Applied} with the row it left, which
- * the statement does not send back ({@link dev.dispatcher.domain.LeasedMessage#afterDeliver}: exact for any row
- * written under the guard); a row it did not write is classified by the classified statement's locked ({@code cur}) and written ({@code upd}) views
- * with the fast statement's snapshot view and time, which is what a single classified statement starting at that
- * moment would have seen: a writer that committed while the fast statement waited is {@code ConcurrencyLost}, a
- * row deleted meanwhile {@code Missing}, a row already finished {@code Terminal}, another lease's row {@code
- * StaleLease}. Results come in first-occurrence order of the distinct ids, as {@link TransitionBatch} returns them.
+ * <p>Outcomes keep their meaning: a row the fast statement wrote is {@code Applied} with the row it left, which the
+ * statement does not send back ({@link dev.dispatcher.domain.LeasedMessage#afterDeliver}: exact for any row written
+ * under the guard); a row it did not write is classified by the classified statement's locked ({@code cur}) and written
+ * ({@code upd}) views with the fast statement's snapshot view and time, which is what a single classified statement
+ * starting at that moment would have seen: a writer that committed while the fast statement waited is {@code
+ * ConcurrencyLost}, a row deleted meanwhile {@code Missing}, a row already finished {@code Terminal}, another lease's
+ * row {@code StaleLease}. Results come in first-occurrence order of the distinct ids, as {@link TransitionBatch}
+ * returns them.
  *
  * @param queue which table
  * @param transition the classified statement (array form)
@@ -50,7 +51,10 @@ import reactor.core.publisher.Mono;
 record LeasedTransitions(Queue queue, String transition, String transitionOne, String deliverLeased,
         String deliverOne, boolean uuidIds, String scope) {
 
-    /** The fast statement's view of one input it did not write: the snapshot's row (null: absent) and time. */
+    /**
+     * The fast statement's view of one input it did not write: the row in its snapshot and its time, or both null
+     * for a row absent from that snapshot (an empty snapshot view; the classified statement's own time is used).
+     */
     private record Seen(String id, MessageState state, Instant now) {
     }
 
@@ -81,9 +85,7 @@ record LeasedTransitions(Queue queue, String transition, String transitionOne, S
                             } else {
                                 rest.add(r);
                                 if (s != null) {
-                                    // absent from the fast statement's snapshot: an empty snapshot view, and the
-                                    // classified statement's own time (the fast one's is not needed then)
-                                    earlier.put(id, s.state() == null ? new Seen(id, null, null) : s);
+                                    earlier.put(id, s); // not written: classified with the fast one's snapshot
                                 }
                             }
                         }
@@ -150,7 +152,7 @@ record LeasedTransitions(Queue queue, String transition, String transitionOne, S
     private static Seen seen(Readable row) {
         String id = String.valueOf(row.get("id", Object.class));
         if (!Boolean.TRUE.equals(row.get("found", Boolean.class))) {
-            return new Seen(id, null, row.get("db_now", Instant.class));
+            return new Seen(id, null, null);
         }
         MessageState state = new MessageState(MessageId.of(id), MessageStatus.parse(row.get("status", String.class)),
                 row.get("lease_token", UUID.class), row.get("lease_until", Instant.class),

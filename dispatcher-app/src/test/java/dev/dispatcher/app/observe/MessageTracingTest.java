@@ -42,7 +42,8 @@ class MessageTracingTest {
         assertThat(tracing.mayRecord(Map.of())).as("no context, roots never sampled").isFalse();
         assertThat(tracing.mayRecord(Map.of("traceparent", UNSAMPLED))).as("an unsampled parent").isFalse();
         assertThat(tracing.mayRecord(Map.of("traceparent", SAMPLED))).as("a sampled parent").isTrue();
-        assertThat(tracing.mayRecord(Map.of("traceparent", "garbage"))).as("malformed: the propagator decides").isTrue();
+        assertThat(tracing.mayRecord(Map.of("traceparent", "garbage"))).as("malformed: the propagator decides")
+                .isTrue();
     }
 
     @Test

@@ -55,9 +55,9 @@ final class BlackBoxDrain {
                 setPaused(env, schema, false);
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
-                byRows = rowsRate(env, schema, topic);
-                System.out.println("blackbox: delivered per second from the first claim: "
-                        + deliveredPerSecond(env, schema, topic));
+                Deliveries deliveries = deliveries(env, schema, topic);
+                byRows = deliveries.rate();
+                System.out.println("blackbox: delivered per second from the first claim: " + deliveries.eachSecond());
                 lost = confirmed.lost(env.ids(schema, topic));
                 duplicates = confirmed.duplicates();
                 System.out.printf(Locale.ROOT, "blackbox: %.0f msgs/s first claim to last delivery, %.0f end to end (%s)%n",
@@ -179,37 +179,30 @@ final class BlackBoxDrain {
     private static final Duration PAUSE_TAKES_EFFECT = Duration.ofSeconds(2);
 
     /**
-     * Rows of {@code topic} delivered in each second after the first claim, by the rows' times, for telling a slow
-     * start or tail from a slow steady state.
+     * The measured topic's deliveries by the rows' own times: {@code rate}, delivered rows a second from the first
+     * claim to the last delivery; {@code eachSecond}, the rows delivered in each second after the first claim, for
+     * telling a slow start or tail from a slow steady state.
      */
-    private static String deliveredPerSecond(BenchEnvironment env, String schema, String topic) throws Exception {
-        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
-                SELECT string_agg(n::text, ' ' ORDER BY second)
-                  FROM (SELECT floor(extract(epoch FROM d.delivered_at - f.first_claim))::int AS second, count(*) AS n
-                          FROM outbox_message d,
-                               (SELECT min(last_attempt_at) AS first_claim FROM outbox_message WHERE topic = ?) f
-                         WHERE d.topic = ? AND d.status = 'DELIVERED'
-                         GROUP BY 1) per_second
-                """)) {
-            s.setString(1, topic);
-            s.setString(2, topic);
-            try (ResultSet r = s.executeQuery()) {
-                r.next();
-                return r.getString(1);
-            }
-        }
+    private record Deliveries(double rate, String eachSecond) {
     }
 
-    /** Delivered rows of {@code topic} per second from the first claim to the last delivery, by the rows' times. */
-    private static double rowsRate(BenchEnvironment env, String schema, String topic) throws Exception {
+    private static Deliveries deliveries(BenchEnvironment env, String schema, String topic) throws Exception {
         try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
-                SELECT count(*) / greatest(extract(epoch FROM max(delivered_at) - min(last_attempt_at)), 0.001)
-                  FROM outbox_message WHERE topic = ? AND status = 'DELIVERED'
+                WITH d AS (SELECT delivered_at, last_attempt_at FROM outbox_message
+                            WHERE topic = ? AND status = 'DELIVERED'),
+                     f AS (SELECT count(*) AS n, min(last_attempt_at) AS first_claim, max(delivered_at) AS last_delivery
+                             FROM d)
+                SELECT f.n / greatest(extract(epoch FROM f.last_delivery - f.first_claim), 0.001),
+                       (SELECT string_agg(n::text, ' ' ORDER BY second)
+                          FROM (SELECT floor(extract(epoch FROM d.delivered_at - f.first_claim))::int AS second,
+                                       count(*) AS n
+                                  FROM d GROUP BY 1) per_second)
+                  FROM f
                 """)) {
             s.setString(1, topic);
             try (ResultSet r = s.executeQuery()) {
                 r.next();
-                return r.getDouble(1);
+                return new Deliveries(r.getDouble(1), r.getString(2));
             }
         }
     }

@@ -38,8 +38,10 @@ final class BlackBoxDrain {
         double endToEnd;
         long lost;
         long duplicates;
+        double compiling;
         double ceilingBefore = PgCeiling.measure(env, env.schema("ceiling"), o.n());
         try (ServiceProcess service = startService(env, o, schema)) {
+            JitWarmUp.CompilationClock compilation = JitWarmUp.service(service);
             if (o.warmup() > 0) {
                 o = o.withWarmup((int) warmUp(env, o, service, schema, warmTopic));
                 System.out.printf(Locale.ROOT, "warm-up: %d messages delivered (not reported)%n", o.warmup());
@@ -52,9 +54,12 @@ final class BlackBoxDrain {
                 // measured from its first claim) shared the machine with the seed's ANALYZE and CHECKPOINT.
                 setPaused(env, schema, true);
                 env.insertRows(schema, topic, o, o.n());
+                long compiledBefore = compilation.millis();
+                long resumed = System.nanoTime();
                 setPaused(env, schema, false);
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
+                compiling = (compilation.millis() - compiledBefore) / ((System.nanoTime() - resumed) / 1e6);
                 Deliveries deliveries = deliveries(env, schema, topic);
                 byRows = deliveries.rate();
                 System.out.println("blackbox: delivered per second from the first claim: " + deliveries.eachSecond());
@@ -75,6 +80,7 @@ final class BlackBoxDrain {
         r.put("pg_ceiling_msgs_per_s", RelayBenchmark.round(ceiling.higher()));
         r.put("pg_ceiling_runs", ceiling.runs());
         r.put("ratio_to_ceiling", RelayBenchmark.round2(byRows / ceiling.higher()));
+        r.put("service_compiling_share", RelayBenchmark.round2(compiling));
         r.put("lost", lost);
         r.put("duplicates", duplicates);
         return RelayBenchmark.json(r);
@@ -115,13 +121,20 @@ final class BlackBoxDrain {
     static long warmUp(BenchEnvironment env, BenchOptions o, ServiceProcess service, String schema, String warmTopic)
             throws Exception {
         AtomicInteger round = new AtomicInteger();
+        // each round in the measured phase's shape: the relay paused while the backlog is seeded, then resumed
+        // into it (seeded while it ran, it chased the insert and never drained a standing backlog before the
+        // measured phase, whose first seconds then compiled again: the service's compiler took a third of its CPU
+        // samples in the measured drain)
         long drained = JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
             String topic = warmTopic + "-" + round.incrementAndGet();
             env.kafka.createTopic(topic, 6);
+            setPaused(env, schema, true);
             env.insertRows(schema, topic, o, o.warmup());
+        }, () -> {
+            setPaused(env, schema, false);
             env.awaitNoBacklog(schema, Duration.ofMillis(100), Duration.ofMinutes(10));
             return o.warmup();
-        });
+        }, JitWarmUp.MAX_ROUNDS);
         vacuum(env, schema);
         return drained;
     }

@@ -62,8 +62,23 @@ final class JitWarmUp {
     /** {@link #untilCompiled(String, CompilationClock, Round)} with at most {@code maxRounds} rounds. */
     static long untilCompiled(String what, CompilationClock compilation, Round round, int maxRounds)
             throws Exception {
+        return untilCompiled(what, compilation, () -> { }, round, maxRounds);
+    }
+
+    /** Untimed work before a round (seeding a backlog), outside the compilation share. */
+    interface Preparation {
+        void run() throws Exception;
+    }
+
+    /**
+     * {@link #untilCompiled(String, CompilationClock, Round)} with {@code prepare} run before each round, outside the
+     * round's wall time and compilation share (an idle wait there would dilute the share).
+     */
+    static long untilCompiled(String what, CompilationClock compilation, Preparation prepare, Round round,
+            int maxRounds) throws Exception {
         long total = 0;
         for (int i = 1; i <= maxRounds; i++) {
+            prepare.run();
             long compiledBefore = compilation.millis();
             long start = System.nanoTime();
             total += round.run();

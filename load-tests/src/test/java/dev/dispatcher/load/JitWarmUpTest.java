@@ -60,4 +60,24 @@ class JitWarmUpTest {
         assertThat(rounds).hasValue(JitWarmUp.MAX_ROUNDS);
         assertThat(drained).isEqualTo(JitWarmUp.MAX_ROUNDS);
     }
+
+    @Test
+    void aRoundsPreparationRunsBeforeItAndOutsideItsCompilationShare() throws Exception {
+        // compilation during the preparation (the seeding of a paused relay's backlog) is not the round's:
+        // the clock jumps while preparing, and stands still while the round drains, so the first round settles
+        long[] clock = {0};
+        List<String> order = new java.util.ArrayList<>();
+
+        long drained = JitWarmUp.untilCompiled("test", () -> clock[0], () -> {
+            order.add("prepare");
+            clock[0] += 1_000_000;
+        }, () -> {
+            order.add("round");
+            Thread.sleep(20); // a test thread: stands in for a round's drain
+            return 5;
+        }, 4);
+
+        assertThat(order).containsExactly("prepare", "round");
+        assertThat(drained).isEqualTo(5);
+    }
 }

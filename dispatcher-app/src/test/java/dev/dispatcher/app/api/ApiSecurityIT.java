@@ -1,7 +1,11 @@
 package dev.dispatcher.app.api;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.http.MediaType;
 
 /** Who may call what: 401 for no or bad credentials, 403 for the wrong role, all as problem details. */
@@ -82,5 +86,14 @@ class ApiSecurityIT extends ApiTestSupport {
         http.get().uri("/actuator/prometheus").exchange().expectStatus().isUnauthorized();
         producer().get().uri("/actuator/prometheus").exchange().expectStatus().isForbidden();
         operator().get().uri("/actuator/prometheus").exchange().expectStatus().isOk();
+    }
+
+    @Test
+    void springSecurityObservesNothingSoItsFiltersAreNotWrappedPerRequest(
+            @Autowired SecurityObservationSettings settings) {
+        // disabled by name only, its observations were no-ops but every filter was still wrapped and scoped
+        assertThat(settings.shouldObserveRequests()).isFalse();
+        assertThat(settings.shouldObserveAuthentications()).isFalse();
+        assertThat(settings.shouldObserveAuthorizations()).isFalse();
     }
 }

@@ -2,6 +2,7 @@ package dev.dispatcher.load;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * {@code blackbox-latency}: the latency mode against the relay as users deploy it, the service jar started with {@code
@@ -23,7 +24,7 @@ final class BlackBoxLatency {
      * third of its CPU through a measured 2,000/s run (async-profiler).
      */
     private static final Duration TRICKLE_WARMUP = Duration.ofSeconds(10);
-    private static final int TRICKLE_MAX_ROUNDS = 6;
+    private static final int TRICKLE_MAX_ROUNDS = Integer.getInteger("dispatcher.bench.trickle-rounds", 6);
 
     private BlackBoxLatency() {
     }
@@ -46,8 +47,14 @@ final class BlackBoxLatency {
                                 .committedAt().size(), TRICKLE_MAX_ROUNDS);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages drained and %d trickled at %d/s (not reported)%n",
                         o.warmup(), trickled, o.rate());
+                JitWarmUp.CompilationClock compilation = JitWarmUp.service(service);
+                long compiledBefore = compilation.millis();
+                long start = System.nanoTime();
                 RelayBenchmark.LatencyRun run = RelayBenchmark.offer(env, schema, topic, o, confirmed);
-                return RelayBenchmark.json(run.result(env, o, schema, topic));
+                double compiling = (compilation.millis() - compiledBefore) / ((System.nanoTime() - start) / 1e6);
+                Map<String, Object> result = run.result(env, o, schema, topic);
+                result.put("service_compiling_share", RelayBenchmark.round2(compiling));
+                return RelayBenchmark.json(result);
             }
         }
     }

@@ -54,12 +54,11 @@ final class BlackBoxDrain {
                 // measured from its first claim) shared the machine with the seed's ANALYZE and CHECKPOINT.
                 setPaused(env, schema, true);
                 env.insertRows(schema, topic, o, o.n());
-                long compiledBefore = compilation.millis();
-                long resumed = System.nanoTime();
+                JitWarmUp.Phase measured = JitWarmUp.Phase.start(compilation);
                 setPaused(env, schema, false);
                 boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
                 endToEnd = o.n() / ((System.nanoTime() - start) / 1e9);
-                compiling = (compilation.millis() - compiledBefore) / ((System.nanoTime() - resumed) / 1e6);
+                compiling = measured.compilingShare();
                 Deliveries deliveries = deliveries(env, schema, topic);
                 byRows = deliveries.rate();
                 System.out.println("blackbox: delivered per second from the first claim: " + deliveries.eachSecond());

@@ -47,11 +47,9 @@ final class BlackBoxLatency {
                                 .committedAt().size(), TRICKLE_MAX_ROUNDS);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages drained and %d trickled at %d/s (not reported)%n",
                         o.warmup(), trickled, o.rate());
-                JitWarmUp.CompilationClock compilation = JitWarmUp.service(service);
-                long compiledBefore = compilation.millis();
-                long start = System.nanoTime();
+                JitWarmUp.Phase phase = JitWarmUp.Phase.start(JitWarmUp.service(service));
                 RelayBenchmark.LatencyRun run = RelayBenchmark.offer(env, schema, topic, o, confirmed);
-                double compiling = (compilation.millis() - compiledBefore) / ((System.nanoTime() - start) / 1e6);
+                double compiling = phase.compilingShare();
                 Map<String, Object> result = run.result(env, o, schema, topic);
                 result.put("service_compiling_share", RelayBenchmark.round2(compiling));
                 return RelayBenchmark.json(result);

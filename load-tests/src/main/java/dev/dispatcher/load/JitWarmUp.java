@@ -79,19 +79,45 @@ final class JitWarmUp {
         long total = 0;
         for (int i = 1; i <= maxRounds; i++) {
             prepare.run();
-            long compiledBefore = compilation.millis();
-            long start = System.nanoTime();
+            Phase phase = Phase.start(compilation);
             total += round.run();
-            double wallMillis = (System.nanoTime() - start) / 1e6;
-            double share = (compilation.millis() - compiledBefore) / Math.max(wallMillis, 1.0);
+            double share = phase.compilingShare();
             boolean settled = share <= SETTLED_SHARE;
+            String end = settled ? " (settled)" : i == maxRounds ? " (round limit)" : "";
             System.out.printf(Locale.ROOT, "warm-up %s round %d: %.1f s, compiling %.0f%% of the time%s%n", what, i,
-                    wallMillis / 1000, share * 100, settled ? " (settled)" : i == maxRounds ? " (round limit)" : "");
+                    phase.wallMillis() / 1000, share * 100, end);
             if (settled) {
                 break;
             }
         }
         return total;
+    }
+
+    /** A phase of a run (a warm-up round, the measured drain): the compilation time it saw over its wall time. */
+    static final class Phase {
+
+        private final CompilationClock clock;
+        private final long compiledBefore;
+        private final long startNanos = System.nanoTime();
+
+        private Phase(CompilationClock clock) throws Exception {
+            this.clock = clock;
+            this.compiledBefore = clock.millis();
+        }
+
+        /** Starts the phase now. */
+        static Phase start(CompilationClock clock) throws Exception {
+            return new Phase(clock);
+        }
+
+        double wallMillis() {
+            return (System.nanoTime() - startNanos) / 1e6;
+        }
+
+        /** Compilation time since the start over the wall time since the start (1.0: one compiler thread busy). */
+        double compilingShare() throws Exception {
+            return (clock.millis() - compiledBefore) / Math.max(wallMillis(), 1.0);
+        }
     }
 
     /** This JVM's compilation time (the in-process relay's). */

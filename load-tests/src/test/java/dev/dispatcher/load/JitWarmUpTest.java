@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,7 +67,7 @@ class JitWarmUpTest {
         // compilation during the preparation (the seeding of a paused relay's backlog) is not the round's:
         // the clock jumps while preparing, and stands still while the round drains, so the first round settles
         long[] clock = {0};
-        List<String> order = new java.util.ArrayList<>();
+        List<String> order = new ArrayList<>();
 
         long drained = JitWarmUp.untilCompiled("test", () -> clock[0], () -> {
             order.add("prepare");

@@ -13,8 +13,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.authentication.UserDetailsRepositoryReactiveAuthenticationManager;
-import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
@@ -59,10 +59,11 @@ class ApiSecurityConfiguration {
             Map.of(PRODUCE_SCOPE, "ROLE_PRODUCER", OPERATE_SCOPE, "ROLE_OPERATOR");
 
     /**
-     * No Spring Security observations. Turning them off by name ({@code management.observations.enable.spring.security})
-     * only makes each one a no-op: the filter chain stays wrapped, and every request still created and scoped a dozen
-     * no-op observations around its filters (5-7% of the HTTP thread's CPU under ingest load). With these settings
-     * Spring Security does not wrap the chain at all.
+     * No Spring Security observations. Turning them off by name
+     * ({@code management.observations.enable.spring.security}) only makes each one a no-op: the filter chain stays
+     * wrapped, and every request still created and scoped a no-op observation around each of its filters (1.4% of
+     * the service's CPU samples under single-message ingest load). With these settings Spring Security does not
+     * wrap the chain at all.
      */
     @Bean
     static SecurityObservationSettings dispatcherSecurityObservations() {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.http.MediaType;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 
 /** Who may call what: 401 for no or bad credentials, 403 for the wrong role, all as problem details. */
 class ApiSecurityIT extends ApiTestSupport {

@@ -43,7 +43,7 @@ final class BlackBoxDrain {
         try (ServiceProcess service = startService(env, o, schema)) {
             JitWarmUp.CompilationClock compilation = JitWarmUp.service(service);
             if (o.warmup() > 0) {
-                o = o.withWarmup((int) warmUp(env, o, service, schema, warmTopic));
+                o = o.withWarmup((int) warmUp(env, o, compilation, schema, warmTopic));
                 System.out.printf(Locale.ROOT, "warm-up: %d messages delivered (not reported)%n", o.warmup());
             }
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
@@ -117,14 +117,14 @@ final class BlackBoxDrain {
      * the producer's path for a topic it has no metadata for ran first in the measured drain, whose first seconds
      * then de-optimised and recompiled some 280 methods (the service's {@code -Xlog:jit+compilation}).
      */
-    static long warmUp(BenchEnvironment env, BenchOptions o, ServiceProcess service, String schema, String warmTopic)
-            throws Exception {
+    static long warmUp(BenchEnvironment env, BenchOptions o, JitWarmUp.CompilationClock compilation, String schema,
+            String warmTopic) throws Exception {
         AtomicInteger round = new AtomicInteger();
         // each round in the measured phase's shape: the relay paused while the backlog is seeded, then resumed
         // into it (seeded while it ran, it chased the insert and never drained a standing backlog before the
         // measured phase, whose first seconds then compiled again: the service's compiler took a third of its CPU
         // samples in the measured drain)
-        long drained = JitWarmUp.untilCompiled("drain", JitWarmUp.service(service), () -> {
+        long drained = JitWarmUp.untilCompiled("drain", compilation, () -> {
             String topic = warmTopic + "-" + round.incrementAndGet();
             env.kafka.createTopic(topic, 6);
             setPaused(env, schema, true);

@@ -36,18 +36,19 @@ final class BlackBoxLatency {
         String topic = topics.measured();
         String warmTopic = topics.warmUp();
         try (ServiceProcess service = BlackBoxDrain.startService(env, o, schema)) {
+            JitWarmUp.CompilationClock compilation = JitWarmUp.service(service);
             if (o.warmup() > 0) {
-                o = o.withWarmup((int) BlackBoxDrain.warmUp(env, o, service, schema, warmTopic));
+                o = o.withWarmup((int) BlackBoxDrain.warmUp(env, o, compilation, schema, warmTopic));
             }
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                     Confirmations.Fetch.LATENCY)) {
                 BenchOptions measured = o;
-                long trickled = JitWarmUp.untilCompiled("trickle", JitWarmUp.service(service), () ->
+                long trickled = JitWarmUp.untilCompiled("trickle", compilation, () ->
                         RelayBenchmark.offer(env, schema, topic, measured.withDuration(TRICKLE_WARMUP), confirmed)
                                 .committedAt().size(), TRICKLE_MAX_ROUNDS);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages drained and %d trickled at %d/s (not reported)%n",
                         o.warmup(), trickled, o.rate());
-                JitWarmUp.Phase phase = JitWarmUp.Phase.start(JitWarmUp.service(service));
+                JitWarmUp.Phase phase = JitWarmUp.Phase.start(compilation);
                 RelayBenchmark.LatencyRun run = RelayBenchmark.offer(env, schema, topic, o, confirmed);
                 double compiling = phase.compilingShare();
                 Map<String, Object> result = run.result(env, o, schema, topic);

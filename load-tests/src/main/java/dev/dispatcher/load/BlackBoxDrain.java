@@ -91,7 +91,7 @@ final class BlackBoxDrain {
         static Topics create(BenchEnvironment env) {
             String schema = env.serviceSchema("blackbox");
             Topics topics = new Topics(schema, "bench-" + schema, "bench-" + schema + "-warm");
-            env.kafka.createTopic(topics.measured, 6); // the warm-up rounds create theirs (warmUp)
+            env.createTopic(topics.measured, 6); // the warm-up rounds create theirs (warmUp)
             return topics;
         }
     }
@@ -126,7 +126,7 @@ final class BlackBoxDrain {
         // samples in the measured drain)
         long drained = JitWarmUp.untilCompiled("drain", compilation, () -> {
             String topic = warmTopic + "-" + round.incrementAndGet();
-            env.kafka.createTopic(topic, 6);
+            env.createTopic(topic, 6);
             setPaused(env, schema, true);
             env.insertRows(schema, topic, o, o.warmup());
         }, () -> {

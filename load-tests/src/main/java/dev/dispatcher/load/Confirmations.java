@@ -23,6 +23,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 final class Confirmations implements AutoCloseable {
 
     private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
+    /** Each id's first record's timestamp (the producer's send time, epoch ms), for {@link LatencyTail}. */
+    private final Map<String, Long> sentAtMillis = new ConcurrentHashMap<>();
     private final AtomicLong records = new AtomicLong();
     private final Thread thread;
     private volatile boolean running = true;
@@ -71,7 +73,10 @@ final class Confirmations implements AutoCloseable {
                         records.incrementAndGet();
                         Header id = r.headers().lastHeader("message-id");
                         if (id != null) {
-                            firstSeenNanos.putIfAbsent(new String(id.value(), StandardCharsets.UTF_8), now);
+                            String messageId = new String(id.value(), StandardCharsets.UTF_8);
+                            if (firstSeenNanos.putIfAbsent(messageId, now) == null) {
+                                sentAtMillis.put(messageId, r.timestamp());
+                            }
                         }
                     }
                 }
@@ -91,6 +96,11 @@ final class Confirmations implements AutoCloseable {
 
     Long firstSeenNanos(String id) {
         return firstSeenNanos.get(id);
+    }
+
+    /** The timestamp of the first record of {@code id} (epoch ms), or null. */
+    Long sentAtMillis(String id) {
+        return sentAtMillis.get(id);
     }
 
     /** Waits until {@code n} distinct ids arrived or the timeout passes; returns whether they did. */

@@ -105,7 +105,7 @@ final class InboxBenchmark {
             int concurrency, int n) throws Exception {
         String schema = env.schema("inbox");
         String topic = "inbox-" + schema;
-        env.kafka.createTopic(topic, PARTITIONS);
+        env.createTopic(topic, PARTITIONS);
         if (!webhook) {
             try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE bench_effect (message_id text NOT NULL, created_at timestamptz NOT NULL"

@@ -17,6 +17,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -141,7 +143,7 @@ public final class RelayBenchmark {
             throws Exception {
         String schema = env.schema("drain");
         String topic = "bench-" + schema;
-        env.kafka.createTopic(topic, 6);
+        env.createTopic(topic, 6);
         Set<String> ids = env.seed(schema, topic, o, n);
         try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                 Confirmations.Fetch.THROUGHPUT)) {
@@ -180,7 +182,7 @@ public final class RelayBenchmark {
     static double naiveDrain(BenchEnvironment env, BenchOptions o, int n) throws Exception {
         String schema = env.schema("naive");
         String topic = "bench-" + schema;
-        env.kafka.createTopic(topic, 6);
+        env.createTopic(topic, 6);
         env.insertRows(schema, topic, o, n);
         long start = System.nanoTime();
         long sent = NaiveRelay.drain(env, schema);
@@ -194,7 +196,7 @@ public final class RelayBenchmark {
     static String latency(BenchEnvironment env, BenchOptions o) throws Exception {
         String schema = env.schema("latency");
         String topic = "bench-" + schema;
-        env.kafka.createTopic(topic, 6);
+        env.createTopic(topic, 6);
         try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                 Confirmations.Fetch.LATENCY)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", o.inFlight() * 2 + 4);
@@ -223,6 +225,7 @@ public final class RelayBenchmark {
         Map<String, Object> result(BenchEnvironment env, BenchOptions o, String schema, String topic)
                 throws Exception {
             printRowTimes(env, schema, topic);
+            System.out.println(LatencyTail.describe(tailRows(env, schema, topic), 0.01));
             List<Double> latencies = new ArrayList<>();
             Map<Long, List<Double>> byWindow = new TreeMap<>();
             long lost = 0;
@@ -249,6 +252,33 @@ public final class RelayBenchmark {
             r.put("lost", lost);
             r.put("duplicates", confirmed.duplicates());
             return r;
+        }
+
+        /** Each offered row that arrived, with its times for {@link LatencyTail}. */
+        private List<LatencyTail.Row> tailRows(BenchEnvironment env, String schema, String topic) throws SQLException {
+            long epochMicrosAtNanoZero = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now())
+                    - System.nanoTime() / 1000;
+            List<LatencyTail.Row> rows = new ArrayList<>();
+            try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                    SELECT id::text, (extract(epoch FROM created_at) * 1e6)::bigint,
+                           (extract(epoch FROM last_attempt_at) * 1e6)::bigint
+                      FROM outbox_message WHERE topic = ? AND last_attempt_at IS NOT NULL
+                    """)) {
+                s.setString(1, topic);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        String id = r.getString(1);
+                        Long committed = committedAt.get(id);
+                        Long arrived = confirmed.firstSeenNanos(id);
+                        Long sent = confirmed.sentAtMillis(id);
+                        if (committed != null && arrived != null && sent != null) {
+                            rows.add(new LatencyTail.Row(r.getLong(2), epochMicrosAtNanoZero + committed / 1000,
+                                    r.getLong(3), sent * 1000, epochMicrosAtNanoZero + arrived / 1000));
+                        }
+                    }
+                }
+            }
+            return rows;
         }
     }
 

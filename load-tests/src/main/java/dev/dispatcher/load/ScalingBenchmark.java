@@ -77,11 +77,11 @@ final class ScalingBenchmark {
     private static Step step(BenchEnvironment env, BenchOptions o, int k) throws Exception {
         String schema = env.schema("scale");
         String topic = "bench-" + schema;
-        env.kafka.createTopic(topic, 6);
+        env.createTopic(topic, 6);
         List<String> warmSchemas = new ArrayList<>();
         for (int i = 0; i < k; i++) {
             String warm = env.schema("scalewarm");
-            env.kafka.createTopic("bench-" + warm, 6);
+            env.createTopic("bench-" + warm, 6);
             warmSchemas.add(warm);
         }
         Set<String> ids = env.seed(schema, topic, o, o.n());

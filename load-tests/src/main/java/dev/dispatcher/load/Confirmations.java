@@ -23,7 +23,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 final class Confirmations implements AutoCloseable {
 
     private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
-    /** Each id's first record's timestamp (the producer's send time, epoch ms), for {@link LatencyTail}. */
+    /**
+     * Each id's first record's timestamp (the producer's send time, epoch ms), for {@link LatencyTail}: latency runs
+     * only, so a drain's consumer does no work it does not need.
+     */
     private final Map<String, Long> sentAtMillis = new ConcurrentHashMap<>();
     private final AtomicLong records = new AtomicLong();
     private final Thread thread;
@@ -74,7 +77,7 @@ final class Confirmations implements AutoCloseable {
                         Header id = r.headers().lastHeader("message-id");
                         if (id != null) {
                             String messageId = new String(id.value(), StandardCharsets.UTF_8);
-                            if (firstSeenNanos.putIfAbsent(messageId, now) == null) {
+                            if (firstSeenNanos.putIfAbsent(messageId, now) == null && fetch == Fetch.LATENCY) {
                                 sentAtMillis.put(messageId, r.timestamp());
                             }
                         }
@@ -98,7 +101,7 @@ final class Confirmations implements AutoCloseable {
         return firstSeenNanos.get(id);
     }
 
-    /** The timestamp of the first record of {@code id} (epoch ms), or null. */
+    /** The timestamp of the first record of {@code id} (epoch ms), or null (or always null in a drain). */
     Long sentAtMillis(String id) {
         return sentAtMillis.get(id);
     }

@@ -95,7 +95,7 @@ final class LatencyTail {
         return gaps.get(gaps.size() / 2) / 1e6;
     }
 
-    static double median(List<Row> rows, ToDoubleFunction<Row> segment) {
+    private static double median(List<Row> rows, ToDoubleFunction<Row> segment) {
         double[] values = rows.stream().mapToDouble(segment).sorted().toArray();
         return values.length == 0 ? 0 : values[values.length / 2];
     }

@@ -24,7 +24,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -85,6 +88,10 @@ public final class IngestBenchmark {
              AutoCloseable dropSchema = () -> postgres.dropSchema(schema);
              KafkaServer kafka = o.containsKey("bootstrap") ? ExternalServers.kafka(o.get("bootstrap"))
                      : EmbeddedKafkaServer.start();
+             // after the service has stopped, as the relay modes do: on an external broker every run's topics stayed
+             AutoCloseable dropTopics = () -> deleteTopics(kafka, List.of(
+                     "gatling.warmup." + schema.substring("gatling_".length()),
+                     IngestLoad.TOPIC_PREFIX + schema.substring("gatling_".length())));
              ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
                      o.containsKey("service-jvm-options") ? List.of(o.get("service-jvm-options").split(" "))
                              : List.of(),
@@ -257,6 +264,20 @@ public final class IngestBenchmark {
 
     private static double round(double v) {
         return v < 10 ? Math.round(v * 100) / 100.0 : Math.round(v * 10) / 10.0;
+    }
+
+    /** Best effort at the end of a run: a topic that could not be deleted is reported, not fatal. */
+    private static void deleteTopics(KafkaServer kafka, List<String> topics) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers()))) {
+            admin.deleteTopics(topics).topicNameValues().forEach((name, deleted) -> {
+                try {
+                    deleted.get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    System.out.println("could not delete topic " + name + ": " + e.getMessage());
+                }
+            });
+        }
     }
 
     static String sha256(String token) throws Exception {

@@ -3,6 +3,7 @@ package dev.dispatcher.testkit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -30,6 +32,28 @@ final class KafkaClients {
   private static final Duration POLL_INTERVAL = Duration.ofMillis(100);
 
   private KafkaClients() {}
+
+  static void deleteTopics(String bootstrapServers, Collection<String> names) {
+    if (names.isEmpty()) {
+      return;
+    }
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+      for (var deletion : admin.deleteTopics(names).topicNameValues().entrySet()) {
+        try {
+          deletion.getValue().get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+            throw e;
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while deleting topics " + names, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot delete topics " + names + " on " + bootstrapServers, e);
+    }
+  }
 
   static void createTopic(String bootstrapServers, String name, int partitions) {
     Map<String, Object> config = Map.of(

@@ -1,13 +1,14 @@
 package dev.dispatcher.testkit;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * A running Kafka cluster for integration tests, in-process or in a container.
  *
- * <p>{@link #createTopic} and {@link #consume} use their own short-lived clients, so tests can prepare topics and
+ * <p>{@link #createTopic}, {@link #deleteTopics} and {@link #consume} use their own short-lived clients, so tests can prepare topics and
  * verify what reached Kafka independently of the code under test. Implementations are thread-safe.
  */
 public interface KafkaServer extends AutoCloseable {
@@ -23,6 +24,16 @@ public interface KafkaServer extends AutoCloseable {
    */
   default void createTopic(String name, int partitions) {
     KafkaClients.createTopic(bootstrapServers(), name, partitions);
+  }
+
+  /**
+   * Deletes {@code names} and waits until the broker has accepted each deletion; a topic that does not exist is
+   * not an error.
+   *
+   * @throws IllegalStateException if a deletion fails or is not accepted within 30 seconds
+   */
+  default void deleteTopics(Collection<String> names) {
+    KafkaClients.deleteTopics(bootstrapServers(), names);
   }
 
   /**

@@ -7,6 +7,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -40,6 +44,24 @@ class EmbeddedKafkaServerTest {
     kafka.createTopic("kit-empty", 1);
 
     assertThat(kafka.consume("kit-empty", 1, Duration.ofMillis(500))).isEmpty();
+  }
+
+  @Test
+  void deletedTopicsLeaveTheBrokerAndMissingOnesAreNoError() throws Exception {
+    kafka.createTopic("kit-deleted", 2);
+
+    kafka.deleteTopics(List.of("kit-deleted", "kit-never-created"));
+
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      // the controller accepted the deletion; the broker's metadata may show it a moment later
+      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      while (names.contains("kit-deleted") && System.nanoTime() < deadline) {
+        Thread.sleep(50); // the test thread
+        names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      }
+      assertThat(names).doesNotContain("kit-deleted");
+    }
   }
 
   static KafkaProducer<String, byte[]> producer(String bootstrapServers, Map<String, Object> overrides) {

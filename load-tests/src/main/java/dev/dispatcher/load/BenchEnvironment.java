@@ -27,9 +27,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * The servers a benchmark runs on: a durable embedded PostgreSQL (fsync and synchronous_commit on) and one
@@ -274,12 +271,9 @@ final class BenchEnvironment implements AutoCloseable {
     }
 
     private void deleteTopics() {
-        if (topics.isEmpty()) {
-            return;
-        }
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
-            admin.deleteTopics(topics).all().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
+        try {
+            kafka.deleteTopics(topics);
+        } catch (RuntimeException e) {
             System.out.println("could not delete topics " + topics + ": " + e.getMessage()); // best effort at exit
         }
     }

@@ -24,10 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -78,6 +75,9 @@ public final class IngestBenchmark {
 
         String token = "dsp_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
         String schema = PostgresServer.uniqueSchemaName("gatling");
+        String run = schema.substring("gatling_".length());
+        String topic = IngestLoad.TOPIC_PREFIX + run;
+        String warmupTopic = "gatling.warmup." + run;
         Map<String, Object> result = new LinkedHashMap<>();
         try (PostgresServer postgres = o.containsKey("pg-url")
                 ? ExternalServers.postgres(o.get("pg-url"), o.getOrDefault("pg-user", "postgres"),
@@ -89,9 +89,13 @@ public final class IngestBenchmark {
              KafkaServer kafka = o.containsKey("bootstrap") ? ExternalServers.kafka(o.get("bootstrap"))
                      : EmbeddedKafkaServer.start();
              // after the service has stopped, as the relay modes do: on an external broker every run's topics stayed
-             AutoCloseable dropTopics = () -> deleteTopics(kafka, List.of(
-                     "gatling.warmup." + schema.substring("gatling_".length()),
-                     IngestLoad.TOPIC_PREFIX + schema.substring("gatling_".length())));
+             AutoCloseable dropTopics = () -> {
+                 try {
+                     kafka.deleteTopics(List.of(warmupTopic, topic));
+                 } catch (RuntimeException e) { // best effort: the run's figures stand
+                     System.out.println("could not delete topics: " + e.getMessage());
+                 }
+             };
              ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
                      o.containsKey("service-jvm-options") ? List.of(o.get("service-jvm-options").split(" "))
                              : List.of(),
@@ -104,12 +108,10 @@ public final class IngestBenchmark {
                     service.pid(), service.baseUrl, postgres, kafka);
 
             long warmupStarted = System.nanoTime();
-            String run = schema.substring("gatling_".length());
-            String topic = IngestLoad.TOPIC_PREFIX + run;
             if (!warmup.isZero()) {
                 // through Gatling itself, so the load generator's code is as warm as the service's
                 IngestLoad.Figures w = gatling(new IngestLoad.Config(service.baseUrl, token,
-                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), "gatling.warmup." + run), service);
+                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), warmupTopic), service);
                 System.out.println("warm-up (requests/s per 10 s):" + w.ratesPer(Duration.ofSeconds(10)));
             }
             double ceiling = InsertCeiling.measure(postgres, concurrency, ceilingTime);
@@ -264,20 +266,6 @@ public final class IngestBenchmark {
 
     private static double round(double v) {
         return v < 10 ? Math.round(v * 100) / 100.0 : Math.round(v * 10) / 10.0;
-    }
-
-    /** Best effort at the end of a run: a topic that could not be deleted is reported, not fatal. */
-    private static void deleteTopics(KafkaServer kafka, List<String> topics) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers()))) {
-            admin.deleteTopics(topics).topicNameValues().forEach((name, deleted) -> {
-                try {
-                    deleted.get(30, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    System.out.println("could not delete topic " + name + ": " + e.getMessage());
-                }
-            });
-        }
     }
 
     static String sha256(String token) throws Exception {

@@ -8,8 +8,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /**
  * A running Kafka cluster for integration tests, in-process or in a container.
  *
- * <p>{@link #createTopic}, {@link #deleteTopics} and {@link #consume} use their own short-lived clients, so tests can prepare topics and
- * verify what reached Kafka independently of the code under test. Implementations are thread-safe.
+ * <p>{@link #createTopic}, {@link #deleteTopics} and {@link #consume} use their own short-lived clients, so tests
+ * can prepare and remove topics and verify what reached Kafka independently of the code under test.
+ * Implementations are thread-safe.
  */
 public interface KafkaServer extends AutoCloseable {
 

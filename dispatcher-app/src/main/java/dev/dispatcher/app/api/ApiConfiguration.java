@@ -2,14 +2,21 @@ package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.IngestProperties;
+import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.store.IngestStore;
 import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Wires the API's parser, stores and backlog guard. Start-up fails (naming the property) when
@@ -35,6 +42,30 @@ class ApiConfiguration {
     IngestWriter ingestWriter(ConnectionFactory connectionFactory, DispatcherProperties properties) {
         return new IngestWriter(IngestStore.r2dbc(connectionFactory), properties.ingest().writers(),
                 properties.ingest().timeout());
+    }
+
+    @Bean
+    ApiTokenAuthenticationManager apiTokens(DispatcherProperties properties) {
+        return new ApiTokenAuthenticationManager(properties.security().tokens());
+    }
+
+    /**
+     * {@code dispatcher.ingest.fast-path}; the server timer's name and switch are Boot's
+     * ({@code management.observations.http.server.requests.name}, {@code management.observations.enable.*}).
+     */
+    @Bean
+    IngestFastPath ingestFastPath(DispatcherProperties properties, ApiTokenAuthenticationManager apiTokens,
+            ObjectProvider<ReactiveJwtDecoder> jwtDecoder, IngestRequestParser parser, IngestWriter ingest,
+            BacklogGuard backlog, IngestLimits limits, MessageTracing tracing, JsonMapper json, MeterRegistry meters,
+            Environment environment) {
+        String name = environment.getProperty("management.observations.http.server.requests.name",
+                "http.server.requests");
+        boolean observed = true;
+        for (String switchName : List.of("all", "http", "http.server", "http.server.requests")) {
+            observed &= environment.getProperty("management.observations.enable." + switchName, Boolean.class, true);
+        }
+        return new IngestFastPath(properties.ingest().fastPath(), apiTokens, jwtDecoder.getIfAvailable() != null,
+                parser, ingest, backlog, limits, tracing, json, meters, observed ? name : null);
     }
 
     @Bean(initMethod = "start", destroyMethod = "stop")

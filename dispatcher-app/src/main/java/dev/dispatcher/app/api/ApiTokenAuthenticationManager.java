@@ -24,7 +24,8 @@ import reactor.core.publisher.Mono;
  */
 final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManager {
 
-    private record Entry(String name, byte[] sha256, List<String> authorities) {
+    /** A configured token: its name, digest and authorities ({@code ROLE_} and the role). */
+    record Entry(String name, byte[] sha256, List<String> authorities) {
     }
 
     private final List<Entry> tokens;
@@ -39,20 +40,25 @@ final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManag
     @Override
     public Mono<Authentication> authenticate(Authentication authentication) {
         return Mono.fromSupplier(() -> {
-            String token = ((BearerTokenAuthenticationToken) authentication).getToken();
-            byte[] digest = sha256(token);
-            Entry match = null;
-            for (Entry entry : tokens) {
-                if (MessageDigest.isEqual(entry.sha256(), digest) && match == null) {
-                    match = entry;
-                }
-            }
+            Entry match = match(((BearerTokenAuthenticationToken) authentication).getToken());
             if (match == null) {
                 throw new BadCredentialsException("unknown API token");
             }
             return UsernamePasswordAuthenticationToken.authenticated(match.name(), null,
                     AuthorityUtils.createAuthorityList(match.authorities()));
         });
+    }
+
+    /** The configured token {@code token} is, or {@code null}; every digest is compared, in constant time. */
+    Entry match(String token) {
+        byte[] digest = sha256(token);
+        Entry match = null;
+        for (Entry entry : tokens) {
+            if (MessageDigest.isEqual(entry.sha256(), digest) && match == null) {
+                match = entry;
+            }
+        }
+        return match;
     }
 
     static byte[] sha256(String token) {

@@ -25,12 +25,15 @@ final class MessagesController {
     private final IngestWriter ingest;
     private final BacklogGuard backlog;
     private final IngestLimits limits;
+    private final IngestFastPath fastPath;
 
-    MessagesController(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, IngestLimits limits) {
+    MessagesController(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, IngestLimits limits,
+            IngestFastPath fastPath) {
         this.parser = parser;
         this.ingest = ingest;
         this.backlog = backlog;
         this.limits = limits;
+        this.fastPath = fastPath;
     }
 
     // ---- ingest
@@ -54,10 +57,13 @@ final class MessagesController {
 
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<EntryResponse>> ingest(ServerWebExchange exchange) {
-        String traceparent = ingestTraceparent(exchange);
-        return RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
-                .map(body -> parser.parseOne(body).withTraceparent(traceparent))
-                .flatMap(message -> backlog.check().then(ingest.write(List.of(message))))
+        // a request the fast path already read and settled is answered from its outcome (IngestFastPath)
+        Mono<List<IngestResult>> settled = fastPath.takeSettled(exchange.getRequest().getId());
+        String traceparent = settled != null ? null : ingestTraceparent(exchange);
+        return (settled != null ? settled
+                : RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
+                        .map(body -> parser.parseOne(body).withTraceparent(traceparent))
+                        .flatMap(message -> backlog.check().then(ingest.write(List.of(message)))))
                 .map(results -> switch (results.get(0)) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
                             .location(URI.create("/v1/messages/" + accepted.entry().id()))

@@ -25,9 +25,13 @@ import org.springframework.util.unit.DataSize;
  *     beats several writing smaller statements (measured in the README, "HTTP ingest, measured"); more lanes let a
  *     key's lock, held by a long application transaction, stall only their share of the keys.
  * @param timeout how long a request may wait for its lane; past it, it answers 503 without being written
+ * @param fastPath whether {@code POST /v1/messages} of an API token holder that ends in {@code 202} or {@code 200}
+ *     is answered without WebFlux's dispatch, Spring Security's filter chain and Spring's HTTP observation (same
+ *     checks, same answer and the same {@code http.server.requests} timer; see the README, "The single-message
+ *     fast path"); every other request, and every other answer, goes the framework's way
  */
 public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,
-        int writers, Duration timeout) {
+        int writers, Duration timeout, boolean fastPath) {
 
     public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
     public static final int DEFAULT_MAX_BATCH_SIZE = 500;
@@ -35,6 +39,7 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
     public static final Duration DEFAULT_MAX_DELAY = DeliveryTime.DEFAULT_MAX_DELAY;
     public static final int DEFAULT_WRITERS = 1;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+    public static final boolean DEFAULT_FAST_PATH = true;
 
     public IngestProperties {
         Objects.requireNonNull(maxPayloadSize, "dispatcher.ingest.max-payload-size");
@@ -53,17 +58,19 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
     /** The binding constructor: an absent value takes its default. */
     @ConstructorBinding
     public IngestProperties(@Nullable DataSize maxPayloadSize, @Nullable Integer maxBatchSize, @Nullable Long maxBacklog,
-            @Nullable Duration maxDelay, @Nullable Integer writers, @Nullable Duration timeout) {
+            @Nullable Duration maxDelay, @Nullable Integer writers, @Nullable Duration timeout,
+            @Nullable Boolean fastPath) {
         this(
                 orDefault(maxPayloadSize, DEFAULT_MAX_PAYLOAD_SIZE),
                 orDefault(maxBatchSize, DEFAULT_MAX_BATCH_SIZE).intValue(),
                 orDefault(maxBacklog, DEFAULT_MAX_BACKLOG).longValue(),
                 orDefault(maxDelay, DEFAULT_MAX_DELAY),
                 orDefault(writers, DEFAULT_WRITERS).intValue(),
-                orDefault(timeout, DEFAULT_TIMEOUT));
+                orDefault(timeout, DEFAULT_TIMEOUT),
+                orDefault(fastPath, DEFAULT_FAST_PATH).booleanValue());
     }
 
     public static IngestProperties defaults() {
-        return new IngestProperties(null, null, (Long) null, null, null, null);
+        return new IngestProperties(null, null, (Long) null, null, null, null, null);
     }
 }

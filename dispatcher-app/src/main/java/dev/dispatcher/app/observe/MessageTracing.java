@@ -6,8 +6,11 @@ import io.micrometer.tracing.TraceContext;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.handler.TracingObservationHandler;
 import io.micrometer.tracing.propagation.Propagator;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 /**
  * Spans of single messages, on Micrometer Tracing (the OpenTelemetry bridge in the service): the publish span of
@@ -68,6 +71,46 @@ public final class MessageTracing {
 
     public boolean enabled() {
         return tracer != null;
+    }
+
+    /** Whether a span without a sampled parent may be sampled (a root probability above 0). */
+    public boolean rootsSampled() {
+        return rootsSampled;
+    }
+
+    /**
+     * Whether {@code present} (a case-insensitive header lookup) finds any of the fields the propagator reads
+     * ({@code traceparent}, {@code tracestate}, or B3's when so configured); false when tracing is off.
+     */
+    public boolean carriesContext(Predicate<String> present) {
+        if (propagator == null) {
+            return false;
+        }
+        for (String field : propagator.fields()) {
+            if (present.test(field)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A new trace's {@code traceparent} with the sampled flag clear: what the parent-based sampler gives a request
+     * that carries no context while roots are never sampled (random non-zero trace and span ids, flag 00).
+     */
+    public static String unsampledRoot() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long high = random.nextLong();
+        long low;
+        do {
+            low = random.nextLong();
+        } while (high == 0 && low == 0);
+        long span;
+        do {
+            span = random.nextLong();
+        } while (span == 0);
+        HexFormat hex = HexFormat.of();
+        return "00-" + hex.toHexDigits(high) + hex.toHexDigits(low) + "-" + hex.toHexDigits(span) + "-00";
     }
 
     /**

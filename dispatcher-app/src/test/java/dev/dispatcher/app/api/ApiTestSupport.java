@@ -39,6 +39,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -217,8 +218,7 @@ abstract class ApiTestSupport {
     void sendAndHangUp(String body, int afterMillis) throws IOException, InterruptedException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         String head = "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Authorization: Basic " + Base64.getEncoder().encodeToString(
-                        "producer:producer-pw".getBytes(StandardCharsets.UTF_8))
+                + "Authorization: " + producerAuthorization()
                 + "\r\nContent-Length: " + bytes.length + "\r\n\r\n";
         try (Socket socket = new Socket("localhost", port)) {
             OutputStream out = socket.getOutputStream();
@@ -260,12 +260,26 @@ abstract class ApiTestSupport {
         }
     }
 
+    /**
+     * The {@code Authorization} of {@link #post}, {@link #sendAndHangUp} and {@link #producing}: the Basic producer,
+     * whose requests go the framework's way; subclasses that test the fast path ({@link IngestFastPath}) give the
+     * producer's API token instead.
+     */
+    String producerAuthorization() {
+        return "Basic " + Base64.getEncoder().encodeToString("producer:producer-pw".getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A client sending {@link #producerAuthorization}. */
+    WebTestClient producing() {
+        return http.mutate().defaultHeader(HttpHeaders.AUTHORIZATION, producerAuthorization()).build();
+    }
+
     /** Posts one ingest body as the producer, without waiting; completes with the answer's status code. */
     CompletableFuture<Integer> post(String body) {
         return WebClient.builder()
                 .baseUrl("http://localhost:" + port).build()
                 .post().uri("/v1/messages")
-                .headers(h -> h.setBasicAuth("producer", "producer-pw"))
+                .header(HttpHeaders.AUTHORIZATION, producerAuthorization())
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(body)
                 .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))

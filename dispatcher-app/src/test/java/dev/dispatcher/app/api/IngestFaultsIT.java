@@ -18,6 +18,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -88,7 +89,7 @@ class IngestFaultsIT extends ApiTestSupport {
             long started = System.nanoTime();
             var answer = WebClient.builder().baseUrl("http://localhost:" + port).build()
                     .post().uri("/v1/messages")
-                    .headers(h -> h.setBasicAuth("producer", "producer-pw"))
+                    .header(HttpHeaders.AUTHORIZATION, producerAuthorization())
                     .contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(IngestApiIT.item(id, topic, key, "1"))
                     .exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
@@ -106,7 +107,7 @@ class IngestFaultsIT extends ApiTestSupport {
         }
         assertThat(count("SELECT count(*) FROM outbox_message WHERE id = ?", id)).as("nothing written").isZero();
         // the key is usable again at once
-        producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+        producing().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(IngestApiIT.item(id, topic, key, "1")).exchange().expectStatus().isAccepted();
     }
 
@@ -132,7 +133,7 @@ class IngestFaultsIT extends ApiTestSupport {
         }
         assertEveryPooledConnectionAnswers(pool);
         // and the API answers
-        producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+        producing().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(IngestApiIT.item(UUID.randomUUID(), topic, key, "1")).exchange().expectStatus().isAccepted();
         // rows of requests whose clients went away exist at most once
         assertThat(count("SELECT count(*) - count(DISTINCT id) FROM outbox_message WHERE topic = ?", topic)).isZero();

@@ -41,7 +41,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.retention()).isEqualTo(new RetentionProperties(Duration.ofDays(7), Duration.ofDays(30),
                 Duration.ofDays(7), Duration.ofDays(90)));
         assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
-                Duration.ofDays(7), 1, Duration.ofSeconds(10)));
+                Duration.ofDays(7), 1, Duration.ofSeconds(10), true));
         assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
@@ -131,13 +131,13 @@ class DispatcherPropertiesTest {
     void otherBlocksNameTheProperty() {
         assertInvalid(() -> new RetentionProperties(Duration.ofDays(1), Duration.ZERO, null, null),
                 "dispatcher.retention.dead-lettered must be positive, but was 0s");
-        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null),
+        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null, null),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null),
+        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null, null),
                 "dispatcher.ingest.max-delay must be between 1s and 365d, but was 400d");
-        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null),
+        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null, null),
                 "dispatcher.ingest.writers must be between 1 and 64, but was 0");
-        assertInvalid(() -> new IngestProperties(null, null, null, null, null, Duration.ofMillis(10)),
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, Duration.ofMillis(10), null),
                 "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");

@@ -55,9 +55,8 @@ class ApiConfiguration {
      */
     @Bean
     IngestFastPath ingestFastPath(DispatcherProperties properties, ApiTokenAuthenticationManager apiTokens,
-            ObjectProvider<ReactiveJwtDecoder> jwtDecoder, IngestRequestParser parser, IngestWriter ingest,
-            BacklogGuard backlog, IngestLimits limits, MessageTracing tracing, JsonMapper json, MeterRegistry meters,
-            Environment environment) {
+            ObjectProvider<ReactiveJwtDecoder> jwtDecoder, SingleIngest single, MessageTracing tracing,
+            JsonMapper json, MeterRegistry meters, Environment environment) {
         String name = environment.getProperty("management.observations.http.server.requests.name",
                 "http.server.requests");
         boolean observed = true;
@@ -65,7 +64,13 @@ class ApiConfiguration {
             observed &= environment.getProperty("management.observations.enable." + switchName, Boolean.class, true);
         }
         return new IngestFastPath(properties.ingest().fastPath(), apiTokens, jwtDecoder.getIfAvailable() != null,
-                parser, ingest, backlog, limits, tracing, json, meters, observed ? name : null);
+                single, tracing, json, meters, observed ? name : null);
+    }
+
+    @Bean
+    SingleIngest singleIngest(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog,
+            IngestLimits limits) {
+        return new SingleIngest(parser, ingest, backlog, limits);
     }
 
     @Bean(initMethod = "start", destroyMethod = "stop")

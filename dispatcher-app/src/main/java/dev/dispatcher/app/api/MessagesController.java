@@ -25,14 +25,16 @@ final class MessagesController {
     private final IngestWriter ingest;
     private final BacklogGuard backlog;
     private final IngestLimits limits;
+    private final SingleIngest single;
     private final IngestFastPath fastPath;
 
     MessagesController(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, IngestLimits limits,
-            IngestFastPath fastPath) {
+            SingleIngest single, IngestFastPath fastPath) {
         this.parser = parser;
         this.ingest = ingest;
         this.backlog = backlog;
         this.limits = limits;
+        this.single = single;
         this.fastPath = fastPath;
     }
 
@@ -59,11 +61,7 @@ final class MessagesController {
     Mono<ResponseEntity<EntryResponse>> ingest(ServerWebExchange exchange) {
         // a request the fast path already read and settled is answered from its outcome (IngestFastPath)
         Mono<List<IngestResult>> settled = fastPath.takeSettled(exchange.getRequest().getId());
-        String traceparent = settled != null ? null : ingestTraceparent(exchange);
-        return (settled != null ? settled
-                : RequestBodies.read(exchange.getRequest(), limits.singleBodyBytes(), limits.singleBodyRule())
-                        .map(body -> parser.parseOne(body).withTraceparent(traceparent))
-                        .flatMap(message -> backlog.check().then(ingest.write(List.of(message)))))
+        return (settled != null ? settled : single.write(exchange.getRequest(), ingestTraceparent(exchange)))
                 .map(results -> switch (results.get(0)) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
                             .location(URI.create("/v1/messages/" + accepted.entry().id()))

@@ -1,0 +1,33 @@
+package dev.dispatcher.app.api;
+
+import dev.dispatcher.app.store.IngestResult;
+import java.util.List;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import reactor.core.publisher.Mono;
+
+/**
+ * One {@code POST /v1/messages}: its body read within the limit, parsed, checked against the backlog and written
+ * through its lane. The same steps whichever way the request came ({@link MessagesController} or
+ * {@link IngestFastPath}). Thread-safe.
+ */
+final class SingleIngest {
+
+    private final IngestRequestParser parser;
+    private final IngestWriter ingest;
+    private final BacklogGuard backlog;
+    private final IngestLimits limits;
+
+    SingleIngest(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, IngestLimits limits) {
+        this.parser = parser;
+        this.ingest = ingest;
+        this.backlog = backlog;
+        this.limits = limits;
+    }
+
+    /** The message's one result once written; a problem ({@link ApiProblem}) or the write's failure otherwise. */
+    Mono<List<IngestResult>> write(ServerHttpRequest request, String traceparent) {
+        return RequestBodies.read(request, limits.singleBodyBytes(), limits.singleBodyRule())
+                .map(body -> parser.parseOne(body).withTraceparent(traceparent))
+                .flatMap(message -> backlog.check().then(ingest.write(List.of(message))));
+    }
+}

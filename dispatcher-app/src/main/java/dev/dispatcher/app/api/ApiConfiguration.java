@@ -19,8 +19,9 @@ import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Wires the API's parser, stores and backlog guard. Start-up fails (naming the property) when
- * {@code dispatcher.ingest.max-payload-size} does not fit the Kafka producer's {@code max.request.size}.
+ * Wires the API's parser, stores, backlog guard and single-message fast path. Start-up fails (naming the
+ * property) when {@code dispatcher.ingest.max-payload-size} does not fit the Kafka producer's
+ * {@code max.request.size}.
  */
 @Configuration(proxyBeanMethods = false)
 class ApiConfiguration {
@@ -44,18 +45,12 @@ class ApiConfiguration {
                 properties.ingest().timeout());
     }
 
-    @Bean
-    ApiTokenAuthenticationManager apiTokens(DispatcherProperties properties) {
-        return new ApiTokenAuthenticationManager(properties.security().tokens());
-    }
-
     /**
      * {@code dispatcher.ingest.fast-path}; the server timer's name and switch are Boot's
      * ({@code management.observations.http.server.requests.name}, {@code management.observations.enable.*}).
      */
     @Bean
-    IngestFastPath ingestFastPath(DispatcherProperties properties, ApiTokenAuthenticationManager apiTokens,
-            ObjectProvider<ReactiveJwtDecoder> jwtDecoder, SingleIngest single, MessageTracing tracing,
+    IngestFastPath ingestFastPath(DispatcherProperties properties, ObjectProvider<ReactiveJwtDecoder> jwtDecoder, SingleIngest single, MessageTracing tracing,
             JsonMapper json, MeterRegistry meters, Environment environment) {
         String name = environment.getProperty("management.observations.http.server.requests.name",
                 "http.server.requests");
@@ -63,7 +58,9 @@ class ApiConfiguration {
         for (String switchName : List.of("all", "http", "http.server", "http.server.requests")) {
             observed &= environment.getProperty("management.observations.enable." + switchName, Boolean.class, true);
         }
-        return new IngestFastPath(properties.ingest().fastPath(), apiTokens, jwtDecoder.getIfAvailable() != null,
+        // its own token checker: as a bean, a ReactiveAuthenticationManager would become Spring Security's default
+        ApiTokenAuthenticationManager tokens = new ApiTokenAuthenticationManager(properties.security().tokens());
+        return new IngestFastPath(properties.ingest().fastPath(), tokens, jwtDecoder.getIfAvailable() != null,
                 single, tracing, json, meters, observed ? name : null);
     }
 

@@ -82,13 +82,13 @@ class ApiSecurityConfiguration {
 
     @Bean
     SecurityWebFilterChain dispatcherSecurity(ServerHttpSecurity http, DispatcherProperties properties,
-            ReactiveUserDetailsService dispatcherUsers, ObjectProvider<ReactiveJwtDecoder> jwtDecoder,
-            ApiTokenAuthenticationManager apiTokens) {
+            ReactiveUserDetailsService dispatcherUsers, ObjectProvider<ReactiveJwtDecoder> jwtDecoder) {
         SecurityProblems problems = new SecurityProblems();
         UserDetailsRepositoryReactiveAuthenticationManager basic =
                 new UserDetailsRepositoryReactiveAuthenticationManager(dispatcherUsers);
         basic.setPasswordEncoder(PasswordEncoderFactories.createDelegatingPasswordEncoder());
-        ReactiveAuthenticationManager bearer = bearerManager(apiTokens, jwtDecoder.getIfAvailable());
+        ReactiveAuthenticationManager bearer = bearerManager(
+                new ApiTokenAuthenticationManager(properties.security().tokens()), jwtDecoder.getIfAvailable());
         boolean publicPrometheus = properties.security().publicPrometheus();
         return http
                 .csrf(ServerHttpSecurity.CsrfSpec::disable)

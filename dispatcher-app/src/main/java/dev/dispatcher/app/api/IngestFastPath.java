@@ -60,6 +60,7 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
     private static final Pattern BEARER =
             Pattern.compile("^Bearer (?<token>[a-zA-Z0-9-._~+/]+=*)$", Pattern.CASE_INSENSITIVE);
     private static final String PRODUCER = "ROLE_PRODUCER";
+    private static final MediaType ANY_APPLICATION = new MediaType("application", "*");
     /** What Spring Security's default header writers put on every response (ApiSecurityConfiguration keeps them). */
     static final Map<String, String> SECURITY_HEADERS = securityHeaders();
 
@@ -181,8 +182,6 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
         ApiTokenAuthenticationManager.Entry entry = tokens.match(token);
         return entry != null && entry.authorities().contains(PRODUCER);
     }
-
-    private static final MediaType ANY_APPLICATION = new MediaType("application", "*");
 
     private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response, HttpHandler next) {
         long started = System.nanoTime();

@@ -7,9 +7,10 @@ import dev.dispatcher.app.store.IngestStore;
 import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
-import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
@@ -46,18 +47,17 @@ class ApiConfiguration {
     }
 
     /**
-     * {@code dispatcher.ingest.fast-path}; the server timer's name and switch are Boot's
-     * ({@code management.observations.http.server.requests.name}, {@code management.observations.enable.*}).
+     * {@code dispatcher.ingest.fast-path}. The server timer's name is Boot's
+     * ({@code management.observations.http.server.requests.name}); whether it is recorded at all is the observation
+     * registry's answer for that name ({@code management.observations.enable.*} and any other predicate).
      */
     @Bean
-    IngestFastPath ingestFastPath(DispatcherProperties properties, ObjectProvider<ReactiveJwtDecoder> jwtDecoder, SingleIngest single, MessageTracing tracing,
-            JsonMapper json, MeterRegistry meters, Environment environment) {
+    IngestFastPath ingestFastPath(DispatcherProperties properties, ObjectProvider<ReactiveJwtDecoder> jwtDecoder,
+            SingleIngest single, MessageTracing tracing, JsonMapper json, MeterRegistry meters,
+            ObservationRegistry observations, Environment environment) {
         String name = environment.getProperty("management.observations.http.server.requests.name",
                 "http.server.requests");
-        boolean observed = true;
-        for (String switchName : List.of("all", "http", "http.server", "http.server.requests")) {
-            observed &= environment.getProperty("management.observations.enable." + switchName, Boolean.class, true);
-        }
+        boolean observed = !Observation.createNotStarted(name, observations).isNoop();
         // its own token checker: as a bean, a ReactiveAuthenticationManager would become Spring Security's default
         ApiTokenAuthenticationManager tokens = new ApiTokenAuthenticationManager(properties.security().tokens());
         return new IngestFastPath(properties.ingest().fastPath(), tokens, jwtDecoder.getIfAvailable() != null,

@@ -141,7 +141,7 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
      * {@code null} for a request that came the framework's way from the start.
      */
     Mono<List<IngestResult>> takeSettled(String requestId) {
-        return settled.isEmpty() ? null : settled.remove(requestId);
+        return settled.remove(requestId);
     }
 
     /** Whether the request is one this path answers when its outcome is plain. Reads headers only. */

@@ -129,12 +129,7 @@ public final class MessageTracing {
         if (traceparent != null) {
             return !isUnsampled(traceparent);
         }
-        for (String field : propagator.fields()) {
-            if (headers.containsKey(field)) {
-                return true;
-            }
-        }
-        return false;
+        return carriesContext(headers::containsKey);
     }
 
     /**

@@ -240,10 +240,17 @@ public final class LeasedTableSql {
      * form it implies the live partial index's predicate and a plan may then scan the scope's whole live backlog
      * (measured: an inbox handler's completion took 6.1 ms instead of a fraction of one). Clock: {@code
      * statement_timestamp()}, as {@link #transition}.
+     *
+     * <p>The inputs not written are found with {@code EXCEPT} (a hashed set difference, one pass over each side)
+     * and only then joined to the table. Written as {@code NOT EXISTS (SELECT 1 FROM upd ...)} the planner compared
+     * every input with every written row (a nested loop over the CTE: 124,750 comparisons for 500 rows) and probed
+     * the primary key for every input before discarding the written ones: measured on PostgreSQL 15, 500 rows, 29
+     * ms a statement, of which the UPDATE was 8; with {@code EXCEPT} 8.5-9.2 ms. The ids of one batch are distinct,
+     * so the set difference drops nothing the caller needs.
      */
     public static String deliverLeased(Table t) {
         return fastDeliver(t, "= ANY($1::%2$s[])",
-                "unnest($1::%2$s[]) AS i(id) WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = i.id)");
+                "unnest($1::%2$s[]) AS i(id) EXCEPT SELECT w.id FROM upd w");
     }
 
     /**

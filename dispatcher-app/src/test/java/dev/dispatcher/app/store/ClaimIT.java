@@ -167,6 +167,39 @@ class ClaimIT {
     }
 
     @Test
+    void aRunIsCutBeforeItsFirstRowLockedByAnotherTransactionAndALockedHeadSkipsItsKey() throws Exception {
+        UUID a1 = db.insert("a");
+        UUID a2 = db.insert("a");
+        UUID a3 = db.insert("a"); // row-locked below: the run of a stops before it
+        UUID a4 = db.insert("a");
+        UUID b1 = db.insert("b"); // row-locked below: the key's head, so none of b is taken
+        UUID b2 = db.insert("b");
+        UUID c1 = db.insert("c");
+        UUID unkeyed = db.insert(null);
+        OutboxStore store = db.store();
+
+        List<ClaimedMessage> batch;
+        try (RowLockRace lockA3 = new RowLockRace(db::jdbc, "outbox_message", "id = ?", a3);
+                RowLockRace lockB1 = new RowLockRace(db::jdbc, "outbox_message", "id = ?", b1)) {
+            batch = db.claim(store, "worker-a", 50, LEASE, Ordering.PER_KEY);
+        }
+
+        assertThat(batch).extracting(m -> m.leased().id().asUuid())
+                .containsExactlyInAnyOrder(a1, a2, c1, unkeyed);
+        try (Connection c = db.jdbc(); PreparedStatement s = c.prepareStatement(
+                "SELECT count(*) FROM outbox_message WHERE id = ANY(?) AND lease_token IS NULL AND attempts = 0")) {
+            s.setArray(1, c.createArrayOf("uuid", new UUID[] {a3, a4, b1, b2}));
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                assertThat(rs.getLong(1)).as("rows after a cut and a locked head's key, seen afresh").isEqualTo(4);
+            }
+        }
+        // the locks are gone: b is free; a waits for the lease on its head run
+        assertThat(db.claim(db.store(), "worker-b", 50, LEASE, Ordering.PER_KEY))
+                .extracting(m -> m.leased().id().asUuid()).containsExactlyInAnyOrder(b1, b2);
+    }
+
+    @Test
     void anExpiredLeaseIsReclaimedAndReportedAsExpired() throws Exception {
         UUID id = db.insert("k");
         OutboxStore store = db.store();

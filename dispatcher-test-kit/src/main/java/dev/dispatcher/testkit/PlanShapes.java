@@ -48,6 +48,62 @@ public final class PlanShapes {
     return false;
   }
 
+  /**
+   * A nested loop that compares every outer row with every row of a materialised row set: its inner side is a
+   * {@code CTE Scan} (directly or under a {@code Materialize}) and the join condition a {@code Join Filter}, so the
+   * set is read once per outer row. Quadratic in a batch: how a generic plan, expecting ten rows from an array
+   * parameter and one from an UPDATE, joined a Deliver's inputs to the rows it wrote.
+   */
+  public static boolean joinsEveryPairWithARowSet(String plan) {
+    String[] lines = plan.split("\n");
+    for (int i = 0; i < lines.length; i++) {
+      int at = nodeColumn(lines[i]);
+      if (at < 0 || !lines[i].startsWith("Nested Loop", at)) {
+        continue;
+      }
+      boolean filtered = false;
+      int inner = -1;
+      for (int j = i + 1; j < lines.length && indent(lines[j]) > at; j++) {
+        if (indent(lines[j]) == at + 2) {
+          filtered |= lines[j].strip().startsWith("Join Filter:");
+          if (lines[j].strip().startsWith("->")) {
+            inner = j;
+          }
+        }
+      }
+      if (!filtered || inner < 0) {
+        continue;
+      }
+      int innerAt = nodeColumn(lines[inner]);
+      boolean cte = lines[inner].startsWith("CTE Scan", innerAt);
+      if (!cte && lines[inner].startsWith("Materialize", innerAt)) {
+        for (int j = inner + 1; j < lines.length && indent(lines[j]) > innerAt; j++) {
+          if (indent(lines[j]) == innerAt + 2 && lines[j].strip().startsWith("->")) {
+            cte = lines[j].startsWith("CTE Scan", nodeColumn(lines[j]));
+            break;
+          }
+        }
+      }
+      if (cte) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Where a plan node's name starts on its line (after the arrow), or -1 for a detail line. */
+  private static int nodeColumn(String line) {
+    int n = indent(line);
+    if (line.startsWith("->", n)) {
+      n += 2;
+      while (n < line.length() && line.charAt(n) == ' ') {
+        n++;
+      }
+      return n;
+    }
+    return n == 0 && !line.isBlank() ? 0 : -1;
+  }
+
   private static int indent(String line) {
     int n = 0;
     while (n < line.length() && line.charAt(n) == ' ') {

@@ -101,6 +101,31 @@ public final class LeasedTableSql {
                    statement_timestamp() AS db_now
             """;
 
+    /**
+     * {@link #CLASSIFIED_COLUMNS} of the array form, from its views merged into one grouped row set {@code v} per
+     * input id ({@code src} 1 snapshot, 2 locked, 3 written; each view has at most one row per id). A grouping is
+     * hashed or sorted whatever the planner expects of the row counts; a join of the views was planned as a nested
+     * loop over the written rows, quadratic in the batch. {@code uuid} has no {@code min}, hence the arrays.
+     */
+    private static final String MERGED_COLUMNS = """
+                   bool_or(v.src = 1) AS snap_found, min(v.status) FILTER (WHERE v.src = 1) AS snap_status,
+                   (array_agg(v.lease_token) FILTER (WHERE v.src = 1))[1] AS snap_token,
+                   min(v.lease_until) FILTER (WHERE v.src = 1) AS snap_until,
+                   min(v.version) FILTER (WHERE v.src = 1) AS snap_version,
+                   min(v.attempts) FILTER (WHERE v.src = 1) AS snap_attempts,
+                   bool_or(v.src = 2) AS cur_found, min(v.status) FILTER (WHERE v.src = 2) AS cur_status,
+                   (array_agg(v.lease_token) FILTER (WHERE v.src = 2))[1] AS cur_token,
+                   min(v.lease_until) FILTER (WHERE v.src = 2) AS cur_until,
+                   min(v.version) FILTER (WHERE v.src = 2) AS cur_version,
+                   min(v.attempts) FILTER (WHERE v.src = 2) AS cur_attempts,
+                   bool_or(v.src = 3) AS upd_found, min(v.status) FILTER (WHERE v.src = 3) AS upd_status,
+                   (array_agg(v.lease_token) FILTER (WHERE v.src = 3))[1] AS upd_token,
+                   min(v.lease_until) FILTER (WHERE v.src = 3) AS upd_until,
+                   min(v.version) FILTER (WHERE v.src = 3) AS upd_version,
+                   min(v.attempts) FILTER (WHERE v.src = 3) AS upd_attempts,
+                   statement_timestamp() AS db_now
+            """;
+
     /** {@code outbox_message}: uuid ids, no scope, {@code DELIVERED}. */
     public static final Table OUTBOX = new Table("outbox_message", "id", "uuid", null, "DELIVERED", "delivered_at");
 
@@ -193,17 +218,33 @@ public final class LeasedTableSql {
                 snap AS (
                     SELECT s.%3$s AS id, s.status, s.lease_token, s.lease_until, s.version, s.attempts
                       FROM %1$s s
-                     WHERE s.%3$s IN (SELECT n.id FROM input n WHERE NOT EXISTS (SELECT 1 FROM upd w WHERE w.id = n.id))%14$s
+                     WHERE s.%3$s IN (SELECT n.id FROM input n EXCEPT SELECT w.id FROM upd w)%14$s
                 )
-                SELECT i.id,
-                %15$s  FROM input i
-                  LEFT JOIN snap ON snap.id = i.id
-                  LEFT JOIN cur ON cur.id = i.id
-                  LEFT JOIN upd ON upd.id = i.id
-                 ORDER BY i.ord
+                -- The three views merged per input by grouping, not by joining: a generic plan expects ten input
+                -- rows and one written row, and joined the written rows as the inner side of a nested loop,
+                -- comparing every input with every written row (PostgreSQL 15, 500 renewals: 42 ms, 30 of them
+                -- in that join; grouped, as with a plan made for the actual array, see MERGED_COLUMNS).
+                SELECT v.id,
+                %15$s  FROM (SELECT i.id, i.ord, 0 AS src, NULL::text AS status, NULL::uuid AS lease_token,
+                               NULL::timestamptz AS lease_until, NULL::bigint AS version, NULL::int AS attempts
+                          FROM input i
+                        UNION ALL
+                        SELECT snap.id, NULL, 1, snap.status, snap.lease_token, snap.lease_until, snap.version,
+                               snap.attempts
+                          FROM snap
+                        UNION ALL
+                        SELECT cur.id, NULL, 2, cur.status, cur.lease_token, cur.lease_until, cur.version,
+                               cur.attempts
+                          FROM cur
+                        UNION ALL
+                        SELECT upd.id, NULL, 3, upd.status, upd.lease_token, upd.lease_until, upd.version,
+                               upd.attempts
+                          FROM upd) v
+                 GROUP BY v.id
+                 ORDER BY min(v.ord)
                 """.formatted(t.name(), t.idType(), id, t.scoped("k"), t.scoped("t"), LIVE,
                 Kind.DELIVER.literal(), t.successStatus(), Kind.RETRY.literal(), Kind.DEAD_LETTER.literal(),
-                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"), CLASSIFIED_COLUMNS);
+                Kind.RENEW.literal(), Kind.RELEASE.literal(), t.successAtColumn(), t.scoped("s"), MERGED_COLUMNS);
     }
 
     /**

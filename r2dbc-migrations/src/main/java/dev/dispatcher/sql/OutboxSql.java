@@ -473,7 +473,10 @@ public final class OutboxSql {
      * <p>Index: {@code outbox_message_dead_letter_idx} (topic, seq) where DEAD_LETTERED, which holds only dead
      * letters, so the filter scans few rows. Concurrency: {@code FOR NO KEY UPDATE SKIP LOCKED} passes over rows
      * another operator is changing; the UPDATE re-checks the status on the newest version; each replayed row gets
-     * its audit row in the same statement, so a row is replayed and audited once or not at all.
+     * its audit row in the same statement, so a row is replayed and audited once or not at all. The UPDATE's status
+     * check is wrapped ({@code (...) IS TRUE}) so it does not imply the dead-letter index's predicate: plain, a
+     * generic plan expecting one picked row walked that whole index and compared every dead letter with every
+     * picked row (GenericPlanIT); wrapped, each picked row is found by primary key.
      */
     public static final String REPLAY_DEAD_LETTERS = """
             WITH picked AS MATERIALIZED (
@@ -493,7 +496,7 @@ public final class OutboxSql {
                        lease_token = NULL, lease_until = NULL, delivered_at = NULL, dead_lettered_at = NULL,
                        version = t.version + 1
                   FROM picked p
-                 WHERE t.id = p.id AND t.status = 'DEAD_LETTERED'
+                 WHERE t.id = p.id AND (t.status = 'DEAD_LETTERED') IS TRUE
                 RETURNING t.id, p.seq, p.before_state, %2$s AS after_state
             ),
             audited AS (

@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,18 +31,18 @@ import org.junit.jupiter.api.Test;
  * #PLANNED_PER_CALL}; the claims' plans are checked by {@code SchemaIT} and the service's {@code ClaimPlanIT}): a
  * generic plan of the unordered claim joins its picked rows to the table with a hash join over a sequential scan.
  * The per-key claim once joined its locked rows to its picked ones, which on drained statistics became a nested
- * loop comparing every pair (a relay behind a 2,000/s stream spent 186 ms per claim); it now looks positions up
- * instead and keeps its generic plan.
+ * loop comparing every pair (a relay behind a 2,000/s stream spent 186 ms per claim); it now cuts its runs from
+ * the set difference of the two instead and keeps its generic plan. A join counts as comparing every pair when a
+ * nested loop reads a materialised row set once per outer row ({@code PlanShapes.joinsEveryPairWithARowSet}),
+ * whatever its outer side: so planned, the fast Deliver compared every input with every written row (29 ms for
+ * 500 rows, 8 of them the UPDATE), the classified transition joined its written rows the same way (500 renewals
+ * 40-43 ms, 12.5 merged by grouping) and the bulk dead-letter replay every dead letter with every picked row.
  */
 class GenericPlanIT {
 
     /** Statements the service runs with {@code plan_cache_mode=force_custom_plan} in their transaction. */
     static final Set<String> PLANNED_PER_CALL = Set.of("OutboxSql.CLAIM_UNORDERED", "InboxSql.CLAIM",
             "OutboxSql.DELETE_FINISHED", "AuditSql.DELETE_OLD");
-
-    /** Two materialised row sets joined by comparing every pair: quadratic in a claim's size. */
-    private static final Pattern ALL_PAIRS = Pattern.compile(
-            "Nested Loop[^\\n]*\\n\\s+Join Filter: [^\\n]*\\n\\s+->  CTE Scan[^\\n]*\\n\\s+->  CTE Scan");
 
     private static PostgresServer postgres;
     /** A large live backlog, analysed. */
@@ -132,7 +131,7 @@ class GenericPlanIT {
                         continue;
                     }
                     String plan = genericPlan(c, e.getValue());
-                    if (PlanShapes.readsAGrowingTableInFull(plan) || ALL_PAIRS.matcher(plan).find()) {
+                    if (PlanShapes.readsAGrowingTableInFull(plan) || PlanShapes.joinsEveryPairWithARowSet(plan)) {
                         hazards.put(schema + " " + e.getKey(), plan);
                     }
                 }
@@ -173,7 +172,8 @@ class GenericPlanIT {
                     c.rollback();
                 }
             }
-            assertThat(PlanShapes.readsAGrowingTableInFull(plans.toString()) || ALL_PAIRS.matcher(plans).find())
+            assertThat(PlanShapes.readsAGrowingTableInFull(plans.toString())
+                    || PlanShapes.joinsEveryPairWithARowSet(plans.toString()))
                     .as(name + "\n" + plans)
                     .isTrue();
         }

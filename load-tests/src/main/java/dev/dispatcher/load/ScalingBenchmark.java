@@ -7,9 +7,14 @@ import dev.dispatcher.domain.Queue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * by the instances' own metrics and summed (must equal N: no row delivered twice by two instances). RESULT
  * {@code relay-drain} with {@code instances}, for the largest step, and the whole curve.
  *
- * <p>Runs with {@code java -cp} on the module's class path (not {@code exec:java}, whose class path is Maven's).
+ * <p>Runs with {@code java -cp} on the module's class path or with {@code exec:java} ({@link #childClassPath}).
  */
 final class ScalingBenchmark {
 
@@ -124,13 +129,33 @@ final class ScalingBenchmark {
     private static Process child(BenchEnvironment env, BenchOptions o, String schema, String warmSchema,
             String workerId) throws Exception {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-cp", System.getProperty("java.class.path"), ScalingBenchmark.class.getName(),
+                "-cp", childClassPath(), ScalingBenchmark.class.getName(),
                 env.postgres.jdbcUrl(), env.postgres.username(), env.postgres.password(), env.kafka.bootstrapServers(),
                 schema, warmSchema, workerId,
                 "drain", "--ordering", o.orderingName(), "--batch-size", Integer.toString(o.batchSize()),
                 "--in-flight", Integer.toString(o.inFlight()), "--concurrency", Integer.toString(o.concurrency()),
                 "--claim-linger-ms", Long.toString(o.claimLinger().toMillis())));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /**
+     * The class path the instances run on: the one this class was loaded from. Under {@code exec:java} that is the
+     * plugin's class loader, while {@code java.class.path} names only Maven's launcher (the children then failed to
+     * start, reported as "relay instances not ready"); under {@code java -cp} the two are the same.
+     */
+    static String childClassPath() {
+        if (ScalingBenchmark.class.getClassLoader() instanceof URLClassLoader loader && loader.getURLs().length > 0) {
+            List<String> entries = new ArrayList<>();
+            for (URL url : loader.getURLs()) {
+                try {
+                    entries.add(Path.of(url.toURI()).toString());
+                } catch (URISyntaxException | IllegalArgumentException e) {
+                    throw new IllegalStateException("class path entry " + url + " is not a file", e);
+                }
+            }
+            return String.join(File.pathSeparator, entries);
+        }
+        return System.getProperty("java.class.path");
     }
 
     /** Reads a child's output: its READY and APPLIED lines; everything else (its logs) is dropped. */

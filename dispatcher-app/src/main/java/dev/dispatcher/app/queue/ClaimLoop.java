@@ -307,6 +307,12 @@ public final class ClaimLoop<M extends Claimed> {
                             ? stretchedLinger(settings.claimLinger().toNanos(), batch.size(), sinceClaimBefore)
                             : settings.claimLinger().toNanos();
                     metrics.leaseExpirations(queue.queue(), batch.stream().filter(Claimed::leaseExpired).count());
+                    if (log.isDebugEnabled()) {
+                        log.debug("{} {}: claimed {} rows in {} us, {} batches in flight, next linger {} us", name,
+                                settings.workerId(), batch.size(),
+                                (scheduler.now(TimeUnit.NANOSECONDS) - start) / 1000, inFlight.get(),
+                                lingerNanos / 1000);
+                    }
                 })
                 .filter(batch -> !batch.isEmpty())
                 .map(batch -> new ClaimedBatch<>(batch, external, batch.size() >= settings.batchSize()))
@@ -359,6 +365,11 @@ public final class ClaimLoop<M extends Claimed> {
                     return writer.release(List.copyOf(open.values()));
                 })
                 .doFinally(signal -> {
+                    if (log.isDebugEnabled()) {
+                        log.debug("{} {}: batch of {} finished ({}), rows back {}, held back {}", name,
+                                settings.workerId(), messages.size(), signal, rowsBack.get(),
+                                mayHaveHeldBackRows(claimed));
+                    }
                     inFlight.decrementAndGet();
                     capacity.wake();
                     if (rowsBack.get() || mayHaveHeldBackRows(claimed)) {

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
@@ -214,6 +215,40 @@ class ClaimLoopGatingTest {
     }
 
     @Test
+    void anEmptyClaimBehindKeysInFlightWaitsTheStreamsLingerNotEveryWakeUpAndTheBatchFreeingThemClaimsAtOnce() {
+        strategy.holdsBack = true;
+        strategy.finishImmediately = true;
+        Stream fast = new Stream(2.0); // 2,000 rows a second: the linger stretched to 4 x 5 ms
+        queue.rowsPerClaim = () -> {
+            long now = time.now(TimeUnit.MILLISECONDS);
+            if (now < 65) {
+                return fast.getAsInt();
+            }
+            if (now == 65) {
+                strategy.finishImmediately = false; // this batch stays in flight: its keys hold back what follows
+                return fast.getAsInt();
+            }
+            fast.claimTimes.add(now);
+            return 0;
+        };
+        start(1000);
+        time.advanceTimeBy(Duration.ofMillis(65));
+        assertThat(fast.claimTimes).as("ms of each claim").containsExactly(0L, 5L, 25L, 45L, 65L);
+
+        for (int ms = 0; ms < 50; ms++) { // to 115 ms
+            loop.wake();
+            time.advanceTimeBy(Duration.ofMillis(1));
+        }
+        assertThat(fast.claimTimes).as("empty claims behind the batch in flight: one a stretched linger, not one "
+                + "a claim linger after each wake-up").containsExactly(0L, 5L, 25L, 45L, 65L, 85L, 105L);
+
+        strategy.finishOldest(); // wake-ups came while it ran: it may have held rows back, and its keys are free
+        time.advanceTime();
+        assertThat(fast.claimTimes).as("claimed when the batch finished, without waiting out the linger")
+                .containsExactly(0L, 5L, 25L, 45L, 65L, 85L, 105L, 115L);
+    }
+
+    @Test
     void anEmptyClaimWaitsForAWakeUpOrThePoll() {
         queue.rowsPerClaim = () -> 0;
         start();
@@ -351,6 +386,7 @@ class ClaimLoopGatingTest {
         final AtomicInteger probes = new AtomicInteger();
         final List<Sinks.Empty<Void>> open = new CopyOnWriteArrayList<>();
         volatile boolean finishImmediately;
+        volatile boolean holdsBack;
 
         @Override
         public Mono<List<Attempt<Row>>> work(Batch<Row> batch) {
@@ -367,6 +403,11 @@ class ClaimLoopGatingTest {
         @Override
         public boolean available() {
             return available.get();
+        }
+
+        @Override
+        public boolean holdsBackWork() {
+            return holdsBack;
         }
 
         @Override

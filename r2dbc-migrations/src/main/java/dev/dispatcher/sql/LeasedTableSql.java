@@ -112,11 +112,12 @@ public final class LeasedTableSql {
             + "       statement_timestamp() AS db_now\n";
 
     private static String merged(String view, int src) {
-        String of = " FILTER (WHERE v.src = " + src + ") AS " + view + "_";
-        return "       bool_or(v.src = " + src + ") AS " + view + "_found, min(v.status)" + of + "status,\n"
-                + "       (array_agg(v.lease_token)" + of.replace(" AS ", ")[1] AS ") + "token,\n"
-                + "       min(v.lease_until)" + of + "until, min(v.version)" + of + "version,\n"
-                + "       min(v.attempts)" + of + "attempts,\n";
+        String filter = " FILTER (WHERE v.src = " + src + ")";
+        String as = " AS " + view + "_";
+        return "       bool_or(v.src = " + src + ")" + as + "found, min(v.status)" + filter + as + "status,\n"
+                + "       (array_agg(v.lease_token)" + filter + ")[1]" + as + "token,\n"
+                + "       min(v.lease_until)" + filter + as + "until, min(v.version)" + filter + as + "version,\n"
+                + "       min(v.attempts)" + filter + as + "attempts,\n";
     }
 
     /** {@code outbox_message}: uuid ids, no scope, {@code DELIVERED}. */

@@ -261,12 +261,16 @@ public final class ClaimLoop<M extends Claimed> {
             Mono<Void> batchFinished = freed.awaitAfter(freedAtClaim, settings.pollInterval(), scheduler);
             Mono<Void> newWork = wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler)
                     .then(Mono.defer(this::linger));
-            return waitFor(Mono.firstWithSignal(batchFinished, newWork))
-                    .then(Mono.defer(() -> stopping.get() ? Mono.<ClaimedBatch<M>>empty() : claim()));
+            return waitFor(Mono.firstWithSignal(batchFinished, newWork)).then(Mono.defer(this::claimUnlessStopping));
         }
         return waitFor(wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler))
                 .then(Mono.defer(this::linger))
-                .then(Mono.defer(() -> stopping.get() ? Mono.<ClaimedBatch<M>>empty() : claim()));
+                .then(Mono.defer(this::claimUnlessStopping));
+    }
+
+    /** A claim, unless {@link #stop()} was called during the wait before it. */
+    private Mono<ClaimedBatch<M>> claimUnlessStopping() {
+        return stopping.get() ? Mono.empty() : claim();
     }
 
     /** {@code wait}, cut short by {@link #stop()}; emits nothing. */
@@ -391,14 +395,14 @@ public final class ClaimLoop<M extends Claimed> {
                     return writer.release(List.copyOf(open.values()));
                 })
                 .doFinally(signal -> {
+                    boolean rowsWaiting = rowsBack.get() || mayHaveHeldBackRows(claimed);
                     if (log.isDebugEnabled()) {
-                        log.debug("{} {}: batch of {} finished ({}), rows back {}, held back {}", name,
-                                settings.workerId(), messages.size(), signal, rowsBack.get(),
-                                mayHaveHeldBackRows(claimed));
+                        log.debug("{} {}: batch of {} finished ({}), rows may be waiting for it: {}", name,
+                                settings.workerId(), messages.size(), signal, rowsWaiting);
                     }
                     inFlight.decrementAndGet();
                     capacity.wake();
-                    if (rowsBack.get() || mayHaveHeldBackRows(claimed)) {
+                    if (rowsWaiting) {
                         freed.wake();
                         wakeups.wake();
                     }

@@ -19,7 +19,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -90,41 +89,61 @@ final class KafkaClientsPublisher implements RecordPublisher {
         if (records.isEmpty()) {
             return Mono.just(List.of());
         }
+        return publishAll(List.of(new Lane(records, ordered)), pace).map(List::getFirst);
+    }
+
+    /** One task on the send thread for all the lanes, and one continuation on a parallel thread. */
+    @Override
+    public Mono<List<List<DispatchResult>>> publishAll(List<Lane> lanes, Pace pace) {
+        if (lanes.isEmpty()) {
+            return Mono.just(List.of());
+        }
         Producer<String, byte[]> chosen = switch (pace) {
             case BATCHED -> producer;
             case PROMPT -> promptProducer;
         };
-        return Mono.fromCallable(() -> handOff(chosen, records, ordered))
+        return Mono.fromCallable(() -> handOff(chosen, lanes))
                 .subscribeOn(sendScheduler)
-                .flatMap(futures -> Mono.fromFuture(
-                        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
-                                .thenApply(done -> futures.stream().map(CompletableFuture::join).toList())))
+                .flatMap(futures -> Mono.fromFuture(CompletableFuture
+                        .allOf(futures.stream().flatMap(List::stream).toArray(CompletableFuture[]::new))
+                        .thenApply(done -> futures.stream()
+                                .map(lane -> lane.stream().map(CompletableFuture::join).toList())
+                                .toList())))
                 .publishOn(Schedulers.parallel());
     }
 
     /** Runs on the send thread. Callbacks run on the producer's I/O thread and only complete a future. */
-    private static List<CompletableFuture<DispatchResult>> handOff(
-            Producer<String, byte[]> producer, List<OutboundRecord> records, boolean ordered) {
-        List<CompletableFuture<DispatchResult>> results = new ArrayList<>(records.size());
-        boolean stopped = false;
-        for (OutboundRecord record : records) {
-            CompletableFuture<DispatchResult> result = new CompletableFuture<>();
-            results.add(result);
-            if (stopped) {
-                result.complete(new DispatchResult.NotAttempted("an earlier record of this lane failed"));
-                continue;
+    private static List<List<CompletableFuture<DispatchResult>>> handOff(Producer<String, byte[]> producer,
+            List<Lane> lanes) {
+        List<List<CompletableFuture<DispatchResult>>> results = new ArrayList<>(lanes.size());
+        boolean unavailable = false;
+        for (Lane lane : lanes) {
+            List<CompletableFuture<DispatchResult>> laneResults = new ArrayList<>(lane.records().size());
+            results.add(laneResults);
+            boolean stopped = false;
+            for (OutboundRecord record : lane.records()) {
+                CompletableFuture<DispatchResult> result = new CompletableFuture<>();
+                laneResults.add(result);
+                if (unavailable) {
+                    result.complete(new DispatchResult.NotAttempted("Kafka was unavailable for an earlier record"));
+                    continue;
+                }
+                if (stopped) {
+                    result.complete(new DispatchResult.NotAttempted("an earlier record of this lane failed"));
+                    continue;
+                }
+                try {
+                    producer.send(toProducerRecord(record), (metadata, error) ->
+                            result.complete(error == null ? DispatchResult.PUBLISHED : failed(error)));
+                } catch (RuntimeException e) {
+                    result.complete(failed(e));
+                }
+                DispatchResult now = result.getNow(null);
+                // Stop a key's run after a refused record (nothing may overtake it), and the whole hand-off after an
+                // unavailable cluster: each further send would block this thread up to max.block.ms for nothing.
+                unavailable = now instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE;
+                stopped = lane.ordered() && now != null && !(now instanceof DispatchResult.Published);
             }
-            try {
-                producer.send(toProducerRecord(record), (metadata, error) ->
-                        result.complete(error == null ? DispatchResult.PUBLISHED : failed(error)));
-            } catch (RuntimeException e) {
-                result.complete(failed(e));
-            }
-            DispatchResult now = result.getNow(null);
-            // Stop after a refused record in a key's run (nothing may overtake it), and after an unavailable
-            // cluster in any lane: each further send would block this thread up to max.block.ms for nothing.
-            stopped = result.isDone() && ((ordered && !(now instanceof DispatchResult.Published))
-                    || (now instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE));
         }
         return results;
     }

@@ -36,33 +36,31 @@ final class TracingRecordPublisher implements RecordPublisher {
 
     @Override
     public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+        return publishAll(List.of(new Lane(records, ordered)), pace).map(List::getFirst);
+    }
+
+    @Override
+    public Mono<List<List<DispatchResult>>> publishAll(List<Lane> lanes, Pace pace) {
         return Mono.defer(() -> {
-            List<Span> spans = new ArrayList<>(records.size());
-            List<OutboundRecord> traced = new ArrayList<>(records.size());
-            for (OutboundRecord record : records) {
-                if (!tracing.mayRecord(record.headers())) {
-                    spans.add(null); // no span could be recorded: the record keeps the context it was stored with
-                    traced.add(record);
-                    continue;
-                }
-                Span span = tracing.start(SPAN_NAME, Span.Kind.PRODUCER, record.headers())
-                        .tag("messaging.system", "kafka")
-                        .tag("messaging.destination.name", record.topic());
-                String id = record.headers().get("message-id");
-                if (id != null) {
-                    span.tag("messaging.message.id", id);
-                }
-                spans.add(span);
-                traced.add(new OutboundRecord(record.topic(), record.key(), record.value(),
-                        tracing.withContextOf(span, record.headers())));
+            List<List<Span>> spans = new ArrayList<>(lanes.size());
+            List<Lane> traced = new ArrayList<>(lanes.size());
+            for (Lane lane : lanes) {
+                List<Span> laneSpans = new ArrayList<>(lane.records().size());
+                List<OutboundRecord> laneRecords = new ArrayList<>(lane.records().size());
+                lane.records().forEach(record -> laneRecords.add(trace(record, laneSpans)));
+                spans.add(laneSpans);
+                traced.add(new Lane(laneRecords, lane.ordered()));
             }
             AtomicBoolean ended = new AtomicBoolean();
-            return delegate.publish(traced, ordered, pace)
+            return delegate.publishAll(traced, pace)
                     .doOnNext(results -> {
                         if (ended.compareAndSet(false, true)) {
-                            for (int i = 0; i < spans.size(); i++) {
-                                if (spans.get(i) != null) {
-                                    end(spans.get(i), results.get(i));
+                            for (int lane = 0; lane < spans.size(); lane++) {
+                                List<Span> laneSpans = spans.get(lane);
+                                for (int i = 0; i < laneSpans.size(); i++) {
+                                    if (laneSpans.get(i) != null) {
+                                        end(laneSpans.get(i), results.get(lane).get(i));
+                                    }
                                 }
                             }
                         }
@@ -70,11 +68,29 @@ final class TracingRecordPublisher implements RecordPublisher {
                     .doFinally(signal -> {
                         if (ended.compareAndSet(false, true)) {
                             // cancelled or failed before any result: the spans say so and still end
-                            spans.stream().filter(Objects::nonNull)
+                            spans.stream().flatMap(List::stream).filter(Objects::nonNull)
                                     .forEach(span -> span.tag("dispatcher.not_attempted", signal.toString()).end());
                         }
                     });
         });
+    }
+
+    /** The record with its span's context, the span added to {@code spans} (null when none could be recorded). */
+    private OutboundRecord trace(OutboundRecord record, List<Span> spans) {
+        if (!tracing.mayRecord(record.headers())) {
+            spans.add(null); // no span could be recorded: the record keeps the context it was stored with
+            return record;
+        }
+        Span span = tracing.start(SPAN_NAME, Span.Kind.PRODUCER, record.headers())
+                .tag("messaging.system", "kafka")
+                .tag("messaging.destination.name", record.topic());
+        String id = record.headers().get("message-id");
+        if (id != null) {
+            span.tag("messaging.message.id", id);
+        }
+        spans.add(span);
+        return new OutboundRecord(record.topic(), record.key(), record.value(),
+                tracing.withContextOf(span, record.headers()));
     }
 
     private static void end(Span span, DispatchResult result) {

@@ -10,7 +10,6 @@ import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
 import dev.dispatcher.domain.MessageHeaders;
-import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import java.time.Clock;
@@ -21,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -30,14 +30,17 @@ import reactor.core.publisher.Mono;
  * The relay's strategy for the claim loop: publish a batch's lanes.
  *
  * <p>A batch is split into lanes: each key's run in seq order (ordered), and the rows without a key, or every row
- * with {@code ordering=none}, in one unordered lane. Lanes are published {@code publishConcurrency} at a time. In an
- * ordered lane, hand-off stops at the first refused record and the rest of the run is not attempted (released
- * without spending attempts), so nothing overtakes a failed record.
+ * with {@code ordering=none}, in one unordered lane. Lanes are published {@code publishConcurrency} at a time, each
+ * such group in one hand-off ({@link RecordPublisher#publishAll}: one task on the send thread and one continuation
+ * per group, not per lane), the next group once the previous one was acknowledged. In an ordered lane, hand-off
+ * stops at the first refused record and the rest of the run is not attempted (released without spending attempts),
+ * so nothing overtakes a failed record.
  *
- * <p>Each lane's send goes through the Resilience4j circuit breaker ({@link CircuitBreakerOperator}, applied with
- * {@code transformDeferred}): a lane with a broker-availability failure counts as a failed call, others as
- * successes; while the breaker refuses calls the lane is not attempted, and the loop claims nothing
- * ({@link #available()}) but probes Kafka every poll interval, half-opening the breaker when it answers.
+ * <p>Each lane is one call of the Resilience4j circuit breaker, recorded with its own API as
+ * {@link CircuitBreakerOperator} would (the operator wraps one publisher call, and a group is one call for many
+ * lanes): a lane with a broker-availability failure counts as a failed call, others as successes; while the breaker
+ * refuses calls the lane is not attempted, and the loop claims nothing ({@link #available()}) but probes Kafka every
+ * poll interval, half-opening the breaker when it answers.
  */
 final class PublishLanes implements BatchStrategy<ClaimedMessage> {
 
@@ -48,6 +51,11 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
     private final RelaySettings settings;
     private final DispatcherMetrics metrics;
     private final Clock clock;
+
+    /** What the circuit breaker records for a lane that met an unavailable cluster. */
+    private static final RuntimeException KAFKA_UNAVAILABLE =
+            new RuntimeException("Kafka unavailable", null, false, false) {
+            };
 
     PublishLanes(RecordPublisher publisher, CircuitBreaker breaker, RelaySettings settings, DispatcherMetrics metrics,
             Clock clock) {
@@ -65,7 +73,8 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         RecordPublisher.Pace pace = batch.messages().size() >= settings.batchSize()
                 ? RecordPublisher.Pace.BATCHED : RecordPublisher.Pace.PROMPT;
         return Flux.fromIterable(lanes(batch.messages()))
-                .flatMap(lane -> publish(lane, batch, pace), settings.publishConcurrency())
+                .buffer(settings.publishConcurrency())
+                .concatMap(group -> publish(group, batch, pace))
                 .flatMapIterable(attempts -> attempts)
                 .collectList();
     }
@@ -123,44 +132,85 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         };
     }
 
-    private Mono<List<Attempt<ClaimedMessage>>> publish(Lane lane, Batch<ClaimedMessage> batch,
+    /**
+     * Publishes a group of at most {@code publishConcurrency} lanes in one hand-off. Each lane is one call of the
+     * circuit breaker, as {@link CircuitBreakerOperator} would make it: a lane the breaker refuses is not attempted;
+     * a lane with a broker-availability failure, or left unpublished because another lane of the hand-off met one,
+     * is a failed call; any other lane a successful one; a cancelled hand-off gives its permissions back.
+     */
+    private Mono<List<Attempt<ClaimedMessage>>> publish(List<Lane> group, Batch<ClaimedMessage> batch,
             RecordPublisher.Pace pace) {
         if (batch.stopping()) {
-            return Mono.just(notAttempted(lane, "relay shutting down"));
+            return Mono.just(group.stream().flatMap(lane -> notAttempted(lane, "relay shutting down").stream())
+                    .toList());
         }
-        List<OutboundRecord> records = lane.messages().stream().map(PublishLanes::toRecord).toList();
         return Mono.defer(() -> {
-                    long start = System.nanoTime();
-                    return publisher.publish(records, lane.ordered(), pace)
-                            .map(results -> new Sent(results, Duration.ofNanos(System.nanoTime() - start)));
-                })
-                // an unavailable cluster is the breaker's failure; the lane's results still decide every message
-                .flatMap(sent -> sent.unavailable() ? Mono.error(new KafkaUnavailableException(sent))
-                        : Mono.just(sent))
-                .transformDeferred(CircuitBreakerOperator.of(breaker))
-                .onErrorResume(KafkaUnavailableException.class, e -> Mono.just(e.sent))
-                .map(sent -> attempts(lane, sent))
-                .onErrorResume(CallNotPermittedException.class,
-                        e -> Mono.just(notAttempted(lane, "circuit breaker open")));
+            List<Lane> permitted = new ArrayList<>(group.size());
+            List<Attempt<ClaimedMessage>> attempts = new ArrayList<>();
+            for (Lane lane : group) {
+                if (breaker.tryAcquirePermission()) {
+                    permitted.add(lane);
+                } else {
+                    attempts.addAll(notAttempted(lane, "circuit breaker open"));
+                }
+            }
+            if (permitted.isEmpty()) {
+                return Mono.just(attempts);
+            }
+            List<RecordPublisher.Lane> records = permitted.stream()
+                    .map(lane -> new RecordPublisher.Lane(
+                            lane.messages().stream().map(PublishLanes::toRecord).toList(), lane.ordered()))
+                    .toList();
+            long start = breaker.getCurrentTimestamp();
+            long startNanos = System.nanoTime();
+            AtomicBoolean settled = new AtomicBoolean();
+            return publisher.publishAll(records, pace)
+                    .map(results -> {
+                        settled.set(true);
+                        Duration latency = Duration.ofNanos(System.nanoTime() - startNanos);
+                        long elapsed = breaker.getCurrentTimestamp() - start;
+                        boolean anyUnavailable = results.stream().anyMatch(PublishLanes::unavailable);
+                        for (int i = 0; i < permitted.size(); i++) {
+                            List<DispatchResult> laneResults = results.get(i);
+                            if (unavailable(laneResults) || (anyUnavailable && laneResults.stream()
+                                    .noneMatch(r -> r instanceof DispatchResult.Published))) {
+                                breaker.onError(elapsed, breaker.getTimestampUnit(), KAFKA_UNAVAILABLE);
+                            } else {
+                                breaker.onSuccess(elapsed, breaker.getTimestampUnit());
+                            }
+                            attempts.addAll(attempts(permitted.get(i), laneResults, latency));
+                        }
+                        return attempts;
+                    })
+                    .doOnError(e -> {
+                        if (settled.compareAndSet(false, true)) {
+                            long elapsed = breaker.getCurrentTimestamp() - start;
+                            permitted.forEach(lane -> breaker.onError(elapsed, breaker.getTimestampUnit(), e));
+                        }
+                    })
+                    .doOnCancel(() -> {
+                        if (settled.compareAndSet(false, true)) {
+                            permitted.forEach(lane -> breaker.releasePermission());
+                        }
+                    });
+        });
     }
 
-    /** A lane's results and how long the send took. */
-    private record Sent(List<DispatchResult> results, Duration latency) {
-        boolean unavailable() {
-            return results.stream().anyMatch(r ->
-                    r instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE);
-        }
+    /** Whether a lane met an unavailable cluster. */
+    private static boolean unavailable(List<DispatchResult> results) {
+        return results.stream().anyMatch(r ->
+                r instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE);
     }
 
-    private List<Attempt<ClaimedMessage>> attempts(Lane lane, Sent sent) {
+    private List<Attempt<ClaimedMessage>> attempts(Lane lane, List<DispatchResult> results, Duration latency) {
         Instant now = clock.instant();
-        List<Attempt<ClaimedMessage>> attempts = new ArrayList<>(sent.results().size());
+        List<Attempt<ClaimedMessage>> attempts = new ArrayList<>(results.size());
         boolean blocked = false;
-        for (int i = 0; i < sent.results().size(); i++) {
+        for (int i = 0; i < results.size(); i++) {
             ClaimedMessage m = lane.messages().get(i);
-            DispatchResult r = sent.results().get(i);
+            DispatchResult r = results.get(i);
             if (r instanceof DispatchResult.Published) {
-                metrics.publishLatency(sent.latency());
+                metrics.publishLatency(latency);
                 metrics.commitToPublish(Duration.between(m.createdAt(), now));
             } else if (blocked) {
                 r = new DispatchResult.NotAttempted("an earlier message of key " + m.key() + " failed");
@@ -193,16 +243,5 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         // Stored headers (traceparent among them when the producer sent one) never override the reserved ones.
         m.headers().forEach(headers::putIfAbsent);
         return new OutboundRecord(m.topic(), m.key(), m.payload(), headers);
-    }
-
-    /** Recorded by the circuit breaker for a lane with broker-availability failures; carries the lane's results. */
-    static final class KafkaUnavailableException extends RuntimeException {
-
-        private final transient Sent sent;
-
-        private KafkaUnavailableException(Sent sent) {
-            super("Kafka unavailable", null, false, false);
-            this.sent = sent;
-        }
     }
 }

@@ -55,6 +55,8 @@ public final class InboxSql {
      * {@code lease_expired}: workers null {@code lease_until} whenever they end a lease. Does not change
      * {@code version}. Run it with bitmap scans off ({@code SET LOCAL enable_bitmapscan = off}): on a table not
      * analysed since its backlog grew the planner otherwise reads and sorts the whole backlog on every claim.
+     *
+     * <p>Commit: asynchronous, for the claim's own transaction ({@link LeasedTableSql#ASYNC_CLAIM_COMMIT}).
      */
     public static final String CLAIM = """
             WITH c AS (
@@ -74,12 +76,12 @@ public final class InboxSql {
                    attempts = o.attempts + 1,
                    last_attempt_at = now()
               FROM c
-             WHERE o.consumer_name = c.consumer_name AND o.message_id = c.message_id
+             WHERE o.consumer_name = c.consumer_name AND o.message_id = c.message_id AND %4$s
             RETURNING o.consumer_name, o.message_id, o.seq, o.source_topic, o.source_partition, o.source_offset,
                       o.message_key, o.event_type, o.headers::text AS headers, o.payload, o.status, o.attempts,
                       o.version, o.lease_owner, o.lease_token, o.lease_until, o.created_at,
                       (c.previous_lease_until IS NOT NULL) AS lease_expired
-            """.formatted(LIVE, CLAIMABLE, LeasedTableSql.BATCH_TOKEN);
+            """.formatted(LIVE, CLAIMABLE, LeasedTableSql.BATCH_TOKEN, LeasedTableSql.ASYNC_CLAIM_COMMIT);
 
     /**
      * Applies a batch of lease transitions of one consumer's rows in one round trip and returns what is needed to

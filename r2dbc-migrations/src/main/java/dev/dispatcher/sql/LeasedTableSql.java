@@ -34,6 +34,28 @@ public final class LeasedTableSql {
     public static final String BATCH_TOKEN = "(SELECT gen_random_uuid())";
 
     /**
+     * A condition a claim statement's UPDATE adds to its {@code WHERE}: it sets {@code synchronous_commit} off for
+     * the claim's own transaction (an uncorrelated InitPlan, evaluated once; {@code is_local}, so the setting ends
+     * with that transaction) and is always true. The claim's commit then returns without waiting for its WAL to
+     * reach the disk; the lease is visible to every other session at once, as with any commit, and the WAL writer
+     * flushes it within a few hundred milliseconds, or sooner when any later synchronous commit (this worker's own
+     * Deliver among them) flushes the log up to itself.
+     *
+     * <p>Why that is safe: only a crash of PostgreSQL itself in that window can lose a claim, and then the rows are
+     * as they were before it (unleased, {@code attempts} one lower). The worker may have published them meanwhile;
+     * its transition then finds the lease token not its own and reports {@code StaleLease} or {@code Missing}, never
+     * {@code Applied}, and the rows are claimed and published again: a duplicate, which at-least-once delivery
+     * allows, exactly as after a crash between publishing and Deliver. A crash of the worker, or a terminated
+     * connection, loses nothing (the server commits and flushes the claim itself). Every transition that reports
+     * {@code Applied} stays a synchronous commit.
+     *
+     * <p>Why: every message waits for its claim, so the claim's flush is on every message's path to Kafka. At 2,000
+     * messages a second (per key, three alternating pairs of runs) the slowest 1% waited 17.8-18.9 ms from commit to
+     * claim at their median instead of 34.3-47.3, and 5.1-14.0 ms from claim to send instead of 18.8-33.8.
+     */
+    public static final String ASYNC_CLAIM_COMMIT = "(SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
+
+    /**
      * The kinds of lease transition, with the value the {@link #transition} statement switches on. One place for
      * these values: callers map their transition types to a kind, never a metric tag or a free string.
      */

@@ -64,6 +64,8 @@ public final class OutboxSql {
      * a fifth less server time, but competing relays got short batches and idled). Run it with bitmap scans off
      * ({@code SET LOCAL enable_bitmapscan = off}): on a table not analysed since its backlog grew the planner
      * otherwise reads and sorts the whole backlog on every claim.
+     *
+     * <p>Commit: asynchronous, for the claim's own transaction ({@link LeasedTableSql#ASYNC_CLAIM_COMMIT}).
      */
     public static final String CLAIM_UNORDERED = """
             WITH c AS (
@@ -77,9 +79,9 @@ public final class OutboxSql {
             )
             %s
               FROM c
-             WHERE o.id = c.id
+             WHERE o.id = c.id AND %s
             %s
-            """.formatted(LIVE, claimable("m"), CLAIM_SET, CLAIM_RETURNING);
+            """.formatted(LIVE, claimable("m"), CLAIM_SET, LeasedTableSql.ASYNC_CLAIM_COMMIT, CLAIM_RETURNING);
 
     /**
      * Claims up to {@code $3} rows keeping per-key order ({@code ordering=per-key}).
@@ -117,6 +119,8 @@ public final class OutboxSql {
      * for claims of hundreds of rows ({@code GenericPlanIT}). The run positions this statement used to compare
      * instead (a {@code jsonb} object of every picked row, a sort and a window over the locked ones) cost about a
      * tenth of a 500-row claim (PostgreSQL 15, generic plan: 13.7 -> 11.1 ms).
+     *
+     * <p>Commit: asynchronous, for the claim's own transaction ({@link LeasedTableSql#ASYNC_CLAIM_COMMIT}).
      */
     public static final String CLAIM_PER_KEY = """
             WITH RECURSIVE
@@ -214,10 +218,10 @@ public final class OutboxSql {
             )
             %6$s
               FROM c
-             WHERE o.id = c.id
+             WHERE o.id = c.id AND %8$s
             %7$s
             """.formatted(LIVE, claimable("w"), claimable("x"), claimable("u"), claimable("m"), CLAIM_SET,
-            CLAIM_RETURNING);
+            CLAIM_RETURNING, LeasedTableSql.ASYNC_CLAIM_COMMIT);
 
     /**
      * Applies a batch of lease transitions in one round trip and returns what is needed to classify each: the

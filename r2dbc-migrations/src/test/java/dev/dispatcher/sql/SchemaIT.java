@@ -177,6 +177,45 @@ class SchemaIT {
         }
     }
 
+    /**
+     * Every claim commits without waiting for its WAL flush ({@link LeasedTableSql#ASYNC_CLAIM_COMMIT}), and only its
+     * own transaction: the session's setting is back once it commits, so the transitions after it stay synchronous.
+     */
+    @Test
+    void claimsCommitAsynchronouslyAndOnlyThemselves() throws SQLException {
+        try (Connection c = inNewSchema("asyncclaim"); Statement s = c.createStatement()) {
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT 't', CASE WHEN g % 2 = 0 THEN 'a' END, 'E', '\\x00' FROM generate_series(1, 4) g
+                    """);
+            s.execute("""
+                    INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
+                                               source_offset, payload)
+                    VALUES ('c', 'm', 't', 0, 0, '\\x00')
+                    """);
+            s.execute("PREPARE per_key(text, bigint, int, text) AS " + OutboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE unordered(text, bigint, int) AS " + OutboxSql.CLAIM_UNORDERED);
+            s.execute("PREPARE inbox(text, text, bigint, int) AS " + InboxSql.CLAIM);
+            s.execute("SET synchronous_commit = on"); // the test server's default is off
+            c.setAutoCommit(false);
+            for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '')", "EXECUTE unordered('w', 60000, 1)",
+                    "EXECUTE inbox('c', 'w', 60000, 1)")) {
+                assertThat(seqs(s.executeQuery(claim))).as(claim).hasSize(1);
+                assertThat(setting(s)).as("inside the transaction of " + claim).isEqualTo("off");
+                c.commit();
+                assertThat(setting(s)).as("after the commit of " + claim).isEqualTo("on");
+                c.commit();
+            }
+        }
+    }
+
+    private static String setting(Statement s) throws SQLException {
+        try (ResultSet r = s.executeQuery("SELECT current_setting('synchronous_commit')")) {
+            r.next();
+            return r.getString(1);
+        }
+    }
+
     private static List<Long> seqs(ResultSet rows) throws SQLException {
         List<Long> seqs = new ArrayList<>();
         while (rows.next()) {

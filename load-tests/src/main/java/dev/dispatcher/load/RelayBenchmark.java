@@ -69,8 +69,9 @@ public final class RelayBenchmark {
                 case "scale" -> ScalingBenchmark.run(env, o);
                 case "blackbox" -> BlackBoxDrain.run(env, o);
                 case "blackbox-latency" -> BlackBoxLatency.run(env, o);
+                case "reference-latency" -> ReferenceLatency.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-latency");
+                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-latency|reference-latency");
             };
         }
         System.out.println("RESULT " + result);

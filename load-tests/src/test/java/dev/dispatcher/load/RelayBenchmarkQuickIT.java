@@ -57,6 +57,19 @@ class RelayBenchmarkQuickIT {
     }
 
     @Test
+    void quickReferenceLatencyRunsTheReferenceRelayInItsOwnJvmAndLosesNothing() throws Exception {
+        String result = ReferenceLatency.run(env, BenchOptions.parse(
+                new String[] {"reference-latency", "--quick", "--rate", "100", "--duration-s", "3"}));
+
+        assertThat(result).contains("\"name\":\"relay-latency\"", "\"relay\":\"reference\"",
+                "\"reference_loops\":1", "\"pg_fsync\":true");
+        assertThat(number(result, "n")).isEqualTo(300.0);
+        assertThat(number(result, "p99_ms")).isGreaterThanOrEqualTo(number(result, "p50_ms"));
+        assertThat(number(result, "lost")).isZero();
+        assertThat(number(result, "duplicates")).isZero();
+    }
+
+    @Test
     void quickInboxWebhookDrainCountsEffectsAtTheReceiverAndLosesNothing() throws Exception {
         String result = InboxBenchmark.run(env, BenchOptions.parse(
                 new String[] {"inbox", "--quick", "--n", "1000", "--handler", "webhook", "--fail-every", "10"}));

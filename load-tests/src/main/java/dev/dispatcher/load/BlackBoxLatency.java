@@ -23,8 +23,8 @@ final class BlackBoxLatency {
      * other code (wake-ups, small claims, lingers), and after one 10 s round the service's C2 compiler still took a
      * third of its CPU through a measured 2,000/s run (async-profiler).
      */
-    private static final Duration TRICKLE_WARMUP = Duration.ofSeconds(10);
-    private static final int TRICKLE_MAX_ROUNDS = Integer.getInteger("dispatcher.bench.trickle-rounds", 6);
+    static final Duration TRICKLE_WARMUP = Duration.ofSeconds(10);
+    static final int TRICKLE_MAX_ROUNDS = Integer.getInteger("dispatcher.bench.trickle-rounds", 6);
 
     private BlackBoxLatency() {
     }

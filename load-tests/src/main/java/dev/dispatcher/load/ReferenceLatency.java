@@ -12,16 +12,15 @@ import java.util.concurrent.TimeUnit;
  * {@code reference-latency}: the load and measurement of {@code blackbox-latency}, with {@link ReferenceRelay} in
  * its own JVM in place of the service: what commit-to-Kafka latency the machine allows a simple batching relay at
  * the offered rate, on the same servers, table, writers and consumer. The reference drains {@code --warmup} rows to a
- * topic of its own, the outbox is vacuumed as in {@code blackbox-latency}, then {@code
- * -Ddispatcher.bench.trickle-rounds} rounds of 10 s of the measured load (6 by default; the reference has no
- * compilation clock to read; one round with {@code --warmup 0}, as in CI's quick run) come before the measured phase. {@code -Ddispatcher.bench.reference-loops} sets the
- * reference's loops (1 by default, which keeps each key's order). RESULT {@code relay-latency} with {@code relay}
- * {@code reference} and {@code reference_loops}.
+ * topic of its own, the outbox is vacuumed as in {@code blackbox-latency}, then {@link
+ * BlackBoxLatency#TRICKLE_MAX_ROUNDS} rounds of {@link BlackBoxLatency#TRICKLE_WARMUP} of the measured load (all of
+ * them: the reference has no compilation clock to read; one with {@code --warmup 0}, as in CI's quick run) come
+ * before the measured phase. {@code -Ddispatcher.bench.reference-loops} sets the reference's loops (1 by default,
+ * which keeps each key's order). RESULT {@code relay-latency} with {@code relay} {@code reference} and {@code
+ * reference_loops}.
  */
 final class ReferenceLatency {
 
-    private static final Duration TRICKLE_WARMUP = Duration.ofSeconds(10);
-    private static final int TRICKLE_ROUNDS = Integer.getInteger("dispatcher.bench.trickle-rounds", 6);
     /** {@link ReferenceRelay}'s loops: 1 keeps each key's order (per key); more are an unordered reference. */
     private static final int LOOPS = Integer.getInteger("dispatcher.bench.reference-loops", 1);
 
@@ -47,10 +46,10 @@ final class ReferenceLatency {
             try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                     Confirmations.Fetch.LATENCY)) {
                 long trickled = 0;
-                int rounds = o.warmup() > 0 ? TRICKLE_ROUNDS : 1;
+                int rounds = o.warmup() > 0 ? BlackBoxLatency.TRICKLE_MAX_ROUNDS : 1;
                 for (int round = 0; round < rounds; round++) {
-                    trickled += RelayBenchmark.offer(env, schema, topic, o.withDuration(TRICKLE_WARMUP), confirmed)
-                            .committedAt().size();
+                    trickled += RelayBenchmark.offer(env, schema, topic,
+                            o.withDuration(BlackBoxLatency.TRICKLE_WARMUP), confirmed).committedAt().size();
                 }
                 System.out.printf(Locale.ROOT, "warm-up: %d messages drained and %d trickled at %d/s in %d rounds"
                         + " (not reported)%n", o.warmup(), trickled, o.rate(), rounds);
@@ -71,9 +70,10 @@ final class ReferenceLatency {
     /** {@link ReferenceRelay} in a JVM of its own, the same JDK as this one; waits until it listens. */
     private static Process start(BenchEnvironment env, String schema, Path log) throws Exception {
         Files.createDirectories(log.toAbsolutePath().getParent());
-        List<String> command = List.of(ProcessHandle.current().info().command().orElse("java"), "-cp", ScalingBenchmark.childClassPath(),
-                ReferenceRelay.class.getName(), env.postgres.jdbcUrl(), env.postgres.username(),
-                env.postgres.password(), schema, env.kafka.bootstrapServers(), Integer.toString(LOOPS));
+        List<String> command = List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-cp", ScalingBenchmark.childClassPath(), ReferenceRelay.class.getName(), env.postgres.jdbcUrl(),
+                env.postgres.username(), env.postgres.password(), schema, env.kafka.bootstrapServers(),
+                Integer.toString(LOOPS));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
         while (System.nanoTime() < deadline) {

@@ -21,16 +21,31 @@ final class NaiveRelay {
     private NaiveRelay() {
     }
 
-    /** Drains the schema's outbox; returns messages sent. */
-    static long drain(BenchEnvironment env, String schema) throws Exception {
+    /**
+     * A hand-written relay's producer ({@code acks=all}, idempotent, no linger), shared with {@link ReferenceRelay}.
+     */
+    static KafkaProducer<String, byte[]> producer(String bootstrapServers) {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, env.kafka.bootstrapServers());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /** A row as a hand-written relay sends it: the headers the harness's consumers read ({@link Confirmations}). */
+    static ProducerRecord<String, byte[]> record(String id, String topic, String key, String eventType,
+            byte[] payload) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, key, payload);
+        record.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
+        record.headers().add("event-type", eventType.getBytes(StandardCharsets.UTF_8));
+        return record;
+    }
+
+    /** Drains the schema's outbox; returns messages sent. */
+    static long drain(BenchEnvironment env, String schema) throws Exception {
         long sent = 0;
-        try (KafkaProducer<String, byte[]> producer =
-                     new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+        try (KafkaProducer<String, byte[]> producer = producer(env.kafka.bootstrapServers());
              Connection c = env.jdbc(schema);
              PreparedStatement claim = c.prepareStatement("""
                      SELECT id, topic, message_key, event_type, payload FROM outbox_message
@@ -44,11 +59,8 @@ final class NaiveRelay {
                         c.commit();
                         return sent;
                     }
-                    ProducerRecord<String, byte[]> record = new ProducerRecord<>(r.getString("topic"),
-                            r.getString("message_key"), r.getBytes("payload"));
-                    record.headers().add("message-id", r.getString("id").getBytes(StandardCharsets.UTF_8));
-                    record.headers().add("event-type", r.getString("event_type").getBytes(StandardCharsets.UTF_8));
-                    producer.send(record).get();
+                    producer.send(record(r.getString("id"), r.getString("topic"), r.getString("message_key"),
+                            r.getString("event_type"), r.getBytes("payload"))).get();
                     done.setObject(1, r.getObject("id"));
                     done.executeUpdate();
                     c.commit();

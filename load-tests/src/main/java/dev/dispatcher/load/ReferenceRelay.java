@@ -1,6 +1,5 @@
 package dev.dispatcher.load;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -16,11 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.postgresql.PGConnection;
 
 /**
@@ -33,9 +28,9 @@ import org.postgresql.PGConnection;
  * last_attempt_at}, read by {@link LatencyTail}), send them all, flush the producer ({@code acks=all}, idempotent)
  * and wait for every acknowledgement, mark them delivered, commit. A batch that found rows is followed by another
  * claim at once; an empty one by a wait for a notification, at most {@link #POLL_MILLIS}. A failed send rolls the
- * batch back and it is claimed again. One loop in {@code seq} order keeps each key's order; with more loops (each
- * its own thread, connection and producer, as the two loops of {@code pg-ceiling.sql}) a key's rows can overtake
- * each other, so that is an unordered reference.
+ * batch back, and it is claimed again after the wait an empty batch gets. One loop in {@code seq} order keeps each
+ * key's order; with more loops (each its own thread, connection and producer, as the two loops of {@code
+ * pg-ceiling.sql}) a key's rows can overtake each other, so that is an unordered reference.
  *
  * <p>Arguments: JDBC URL, user, password, schema, Kafka bootstrap servers, loops. Runs until killed.
  */
@@ -100,13 +95,7 @@ public final class ReferenceRelay {
         db.setProperty("user", args[1]);
         db.setProperty("password", args[2]);
         db.setProperty("currentSchema", args[3]);
-        Properties kafka = new Properties();
-        kafka.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, args[4]);
-        kafka.put(ProducerConfig.ACKS_CONFIG, "all");
-        kafka.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        kafka.put(ProducerConfig.LINGER_MS_CONFIG, 0); // every batch ends with a flush
-        try (KafkaProducer<String, byte[]> producer =
-                     new KafkaProducer<>(kafka, new StringSerializer(), new ByteArraySerializer());
+        try (KafkaProducer<String, byte[]> producer = NaiveRelay.producer(args[4]); // no linger: each batch flushes
              Connection c = DriverManager.getConnection(args[0], db)) {
             try (Statement s = c.createStatement()) {
                 s.execute("LISTEN dispatcher_outbox");
@@ -139,10 +128,8 @@ public final class ReferenceRelay {
         rows.sort(Comparator.comparingLong(Row::seq));
         List<Future<RecordMetadata>> acks = new ArrayList<>(rows.size());
         for (Row row : rows) {
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.topic(), row.key(), row.payload());
-            record.headers().add("message-id", row.id().toString().getBytes(StandardCharsets.UTF_8));
-            record.headers().add("event-type", row.eventType().getBytes(StandardCharsets.UTF_8));
-            acks.add(producer.send(record));
+            acks.add(producer.send(NaiveRelay.record(row.id().toString(), row.topic(), row.key(), row.eventType(),
+                    row.payload())));
         }
         producer.flush();
         try {

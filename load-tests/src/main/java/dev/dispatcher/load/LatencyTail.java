@@ -1,16 +1,21 @@
 package dev.dispatcher.load;
 
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * Where the slowest rows of a latency run spent their time, from each row's own timestamps: the writer's insert
  * and commit ({@code created_at} to the commit's return), commit to claim ({@code last_attempt_at}), claim to send
  * (the Kafka record's timestamp, set by the relay's producer) and send to arrival at the consumer; and whether the
- * slow rows come in bursts (rows committed within {@link #BURST_GAP_MICROS} of each other).
+ * slow rows come in bursts (rows committed within {@link #BURST_GAP_MICROS} of each other), and when each burst
+ * started by the wall clock, to match against the service's GC log, PostgreSQL's checkpoints and the broker's log.
  *
  * <p>Why: the p99 of a 300/s run is its slowest 90 rows, and the relay's own timers show means. If the slowest rows
  * are slow in one segment, that segment is the tail's cause; if the writer's own one-row insert is slow for them
@@ -61,13 +66,27 @@ final class LatencyTail {
         List<Long> starts = burstStarts(slowest);
         return String.format(Locale.ROOT, "latency tail, slowest %d rows (medians; all rows in brackets): insert and"
                         + " commit %.1f [%.1f] ms, commit to claim %.1f [%.1f], claim to send %.1f [%.1f], send to"
-                        + " arrival %.1f [%.1f]; in %d bursts, %.2f s apart (median)",
+                        + " arrival %.1f [%.1f]; in %d bursts, %.2f s apart (median), starting at %s UTC",
                 slowest.size(), median(slowest, Row::insertMs), median(rows, Row::insertMs),
                 median(slowest, Row::toClaimMs), median(rows, Row::toClaimMs),
                 median(slowest, Row::toSendMs), median(rows, Row::toSendMs),
                 median(slowest, Row::toArrivalMs), median(rows, Row::toArrivalMs),
-                starts.size(), medianGapSeconds(starts));
+                starts.size(), medianGapSeconds(starts), clockTimes(starts));
     }
+
+    /** Most bursts shown by wall-clock time, so they can be matched against GC, database and broker logs. */
+    static final int BURST_TIMES_SHOWN = 12;
+
+    /** The first {@link #BURST_TIMES_SHOWN} burst starts as {@code HH:mm:ss.SSS} (UTC), space-separated. */
+    static String clockTimes(List<Long> startsMicros) {
+        String shown = startsMicros.stream().limit(BURST_TIMES_SHOWN)
+                .map(micros -> CLOCK.format(Instant.ofEpochSecond(0, micros * 1000)))
+                .collect(Collectors.joining(" "));
+        return startsMicros.size() > BURST_TIMES_SHOWN ? shown + " ..." : shown;
+    }
+
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     /** The commit time of the first row of each burst, in commit order. */
     static List<Long> burstStarts(List<Row> rows) {

@@ -42,7 +42,20 @@ class LatencyTailTest {
                 row(4_000, 9, 9, 9, 9)); // a third, 1.5 s later
 
         assertThat(LatencyTail.burstStarts(slow)).containsExactly(1_000_000L, 2_500_000L, 4_000_000L);
-        assertThat(LatencyTail.describe(slow, 1.0)).contains("in 3 bursts, 1.50 s apart");
+        assertThat(LatencyTail.describe(slow, 1.0))
+                .contains("in 3 bursts, 1.50 s apart (median), starting at 00:00:01.000 00:00:02.500 00:00:04.000 UTC");
+    }
+
+    @Test
+    void onlyTheFirstBurstTimesAreShown() {
+        List<Long> starts = new ArrayList<>();
+        for (int i = 0; i < LatencyTail.BURST_TIMES_SHOWN + 3; i++) {
+            starts.add(i * 1_000_000L);
+        }
+
+        String times = LatencyTail.clockTimes(starts);
+
+        assertThat(times).startsWith("00:00:00.000 00:00:01.000").endsWith("00:00:11.000 ...");
     }
 
     @Test

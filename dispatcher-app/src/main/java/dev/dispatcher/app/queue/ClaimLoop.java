@@ -38,11 +38,15 @@ import reactor.core.scheduler.Scheduler;
  *   <li>it found some rows: claim again once {@code claimLinger} has passed since it started (more may be
  *       committing: writers that commit while another notifies skip their own notification); under a stream of
  *       more than {@link #STREAM_RATE} rows a second the linger stretches with the rate, up to {@link
- *       #MAX_STRETCH} times ({@link #stretchedLinger});</li>
+ *       #MAX_STRETCH} times ({@link #stretchedLinger}). A claim after one that found nothing only because batches
+ *       in flight held every key with rows counts its rows over the window since that claim too: the stream went
+ *       on behind the held keys (in 2,000/s per-key runs such a claim took 100-260 rows, and with the configured 5
+ *       ms linger after it the next claims found nothing until its batch finished);</li>
  *   <li>it found none while batches were in flight and the strategy {@linkplain BatchStrategy#holdsBackWork() holds
  *       back work} (per-key order: what it could not take may wait for the keys those batches hold): claim at once
  *       when one of them finishes having held back work (below), or after a wake-up and the linger the stream had
- *       (new work may be on other keys), not a claim linger after every wake-up. Why: in 2,000/s per-key runs on a
+ *       (new work may be on other keys), doubled for each further such empty claim up to the poll interval ({@link
+ *       #heldBackLinger}), not a claim linger after every wake-up. Why: in 2,000/s per-key runs on a
  *       saturated machine, a batch that stalled (its claim or Deliver waiting 50-200 ms for a core) was followed by
  *       an empty claim every 5 ms, each costing the database 2.5-6 ms for nothing while it was busiest, and the
  *       rows it held back were claimed up to a linger after it had freed their keys;</li>
@@ -105,6 +109,8 @@ public final class ClaimLoop<M extends Claimed> {
     private volatile long lingerNanos;
     /** Owned by the loop: the last claim found nothing while batches holding back work were in flight. */
     private volatile boolean heldBack;
+    /** Owned by the loop: consecutive claims that found nothing while batches holding back work were in flight. */
+    private volatile int heldBackClaims;
     /** Owned by the loop: the {@link #freed} generation when the last claim started, so no finish is missed. */
     private volatile long freedAtClaim;
     private volatile Disposable running;
@@ -147,6 +153,7 @@ public final class ClaimLoop<M extends Claimed> {
             finished = Sinks.empty();
             lastClaimSize = 0;
             heldBack = false;
+            heldBackClaims = 0;
             seenGeneration = -1; // work may have arrived while stopped: the new run claims at once, as the first did
         }
         Sinks.Empty<Void> runFinished = finished;
@@ -260,7 +267,8 @@ public final class ClaimLoop<M extends Claimed> {
         if (heldBack) {
             Mono<Void> batchFinished = freed.awaitAfter(freedAtClaim, settings.pollInterval(), scheduler);
             Mono<Void> newWork = wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler)
-                    .then(Mono.defer(this::linger));
+                    .then(Mono.defer(() -> waitSinceLastClaim(heldBackLinger(lingerNanos, heldBackClaims,
+                            settings.pollInterval().toNanos()))));
             return waitFor(Mono.firstWithSignal(batchFinished, newWork)).then(Mono.defer(this::claimUnlessStopping));
         }
         return waitFor(wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler))
@@ -308,9 +316,29 @@ public final class ClaimLoop<M extends Claimed> {
         return (long) (lingerNanos * stretch);
     }
 
+    /**
+     * The wait before a claim on new work after {@code emptyClaims} consecutive claims that found nothing because
+     * batches in flight held back every row: the stream's linger, doubled for each such claim after the first, at
+     * most {@code pollNanos}. Why: with per-key order, a batch in flight that holds every key with rows (64 keys,
+     * a stalled batch of 76 rows in a 2,000/s run) makes every claim before it finishes come back empty, and such a
+     * batch stalls when the machine is busiest; one empty claim every 6.7 ms linger for its 128 ms (16 in a row) was
+     * what the loop did (ClaimLoop DEBUG log), each a statement that walks every key. The finish of the batch still
+     * claims at once; only rows on keys no batch holds may wait longer, and never more than the poll interval.
+     */
+    static long heldBackLinger(long lingerNanos, int emptyClaims, long pollNanos) {
+        int doublings = Math.min(Math.max(emptyClaims - 1, 0), 30);
+        long wait = lingerNanos > pollNanos >> doublings ? pollNanos : lingerNanos << doublings;
+        return Math.min(wait, pollNanos);
+    }
+
     /** Waits out the rest of the linger ({@link #stretchedLinger}) since the previous claim started. */
     private Mono<Void> linger() {
-        long remaining = lingerNanos
+        return waitSinceLastClaim(lingerNanos);
+    }
+
+    /** Waits until {@code nanos} have passed since the previous claim started. */
+    private Mono<Void> waitSinceLastClaim(long nanos) {
+        long remaining = nanos
                 - (scheduler.now(TimeUnit.NANOSECONDS) - lastClaimStartNanos);
         return remaining > 0 ? waitFor(Mono.delay(Duration.ofNanos(remaining), scheduler).then()) : Mono.empty();
     }
@@ -320,8 +348,9 @@ public final class ClaimLoop<M extends Claimed> {
         freedAtClaim = freed.generation();
         long external = externalWakeups.get();
         long start = scheduler.now(TimeUnit.NANOSECONDS);
-        // the window this claim's rows arrived in, when the claim before it also found some but not a full batch
-        boolean streaming = lastClaimSize > 0 && lastClaimSize < settings.batchSize();
+        // the window this claim's rows arrived in, when the claim before it also found some but not a full batch,
+        // or found none only because batches in flight held their keys (the stream went on behind them)
+        boolean streaming = lastClaimSize > 0 && lastClaimSize < settings.batchSize() || heldBack;
         long sinceClaimBefore = start - lastClaimStartNanos;
         lastClaimStartNanos = start;
         claims.incrementAndGet();
@@ -330,6 +359,7 @@ public final class ClaimLoop<M extends Claimed> {
                 .doOnNext(batch -> {
                     lastClaimSize = batch.size();
                     heldBack = batch.isEmpty() && strategy.holdsBackWork() && inFlight.get() > 0;
+                    heldBackClaims = heldBack ? heldBackClaims + 1 : 0;
                     if (!heldBack) { // held back, the stream's linger stays: the rows are still arriving
                         lingerNanos = streaming
                                 ? stretchedLinger(settings.claimLinger().toNanos(), batch.size(), sinceClaimBefore)
@@ -351,6 +381,7 @@ public final class ClaimLoop<M extends Claimed> {
                             settings.pollInterval());
                     lastClaimSize = 0;
                     heldBack = false;
+                    heldBackClaims = 0;
                     return waitFor(Mono.delay(settings.pollInterval(), scheduler).then());
                 });
     }

@@ -249,6 +249,99 @@ class ClaimLoopGatingTest {
     }
 
     @Test
+    void emptyClaimsBehindABatchThatStaysInFlightBackOffToThePollAndItsFinishClaimsAtOnce() {
+        strategy.holdsBack = true;
+        strategy.finishImmediately = true;
+        Stream fast = new Stream(2.0); // 2,000 rows a second: the linger stretched to 4 x 5 ms
+        queue.rowsPerClaim = () -> {
+            long now = time.now(TimeUnit.MILLISECONDS);
+            if (now < 65) {
+                return fast.getAsInt();
+            }
+            if (now == 65) {
+                strategy.finishImmediately = false; // a stalled batch holding every key: nothing else is claimable
+                return fast.getAsInt();
+            }
+            fast.claimTimes.add(now);
+            return 0;
+        };
+        start(1000);
+        time.advanceTimeBy(Duration.ofMillis(65));
+
+        for (int ms = 65; ms < 2_500; ms++) { // a wake-up every millisecond while the batch stays in flight
+            loop.wake();
+            time.advanceTimeBy(Duration.ofMillis(1));
+        }
+        assertThat(fast.claimTimes).as("empty claims: the stream's 20 ms linger, then doubling up to the 1 s poll")
+                .containsExactly(0L, 5L, 25L, 45L, 65L, 85L, 105L, 145L, 225L, 385L, 705L, 1_345L, 2_345L);
+
+        strategy.finishOldest(); // its keys are free
+        time.advanceTime();
+        assertThat(fast.claimTimes).as("claimed when the batch finished, without waiting out the back-off")
+                .endsWith(2_345L, 2_500L);
+
+        time.advanceTimeBy(Duration.ofMillis(15));
+        fast.claimTimes.clear();
+        strategy.finishImmediately = false;
+        queue.rowsPerClaim = () -> {
+            fast.claimTimes.add(time.now(TimeUnit.MILLISECONDS));
+            return 0;
+        };
+        for (int ms = 0; ms < 100; ms++) {
+            loop.wake();
+            time.advanceTimeBy(Duration.ofMillis(1));
+        }
+        assertThat(fast.claimTimes).as("a claim that found nothing with nothing in flight ends the back-off")
+                .isNotEmpty();
+    }
+
+    @Test
+    void aClaimAfterAnEmptyOneBehindKeysInFlightKeepsTheStreamsLinger() {
+        strategy.holdsBack = true;
+        strategy.finishImmediately = true;
+        Stream fast = new Stream(2.0); // 2,000 rows a second: the linger stretched to 4 x 5 ms
+        List<Long> claimTimes = new ArrayList<>();
+        queue.rowsPerClaim = () -> {
+            long now = time.now(TimeUnit.MILLISECONDS);
+            if (now < 65) {
+                return fast.getAsInt();
+            }
+            claimTimes.add(now);
+            strategy.finishImmediately = false; // from 65 on, batches stay in flight until finished below
+            return now == 65 || now >= 90 ? 50 : 0; // between, every row is on a key the batch of 65 holds
+        };
+        start(1000);
+        time.advanceTimeBy(Duration.ofMillis(85));
+        assertThat(claimTimes).as("the batch of 65 in flight: the claim at 85 finds nothing").containsExactly(65L,
+                85L);
+
+        time.advanceTimeBy(Duration.ofMillis(5)); // 90 ms: the batch of 65 finishes and frees its keys
+        loop.wake();
+        strategy.finishOldest();
+        time.advanceTime();
+        assertThat(claimTimes).as("claimed at once").containsExactly(65L, 85L, 90L);
+
+        time.advanceTimeBy(Duration.ofMillis(19));
+        assertThat(claimTimes).as("the stream went on behind the held keys: its linger stays stretched, no claim"
+                + " a claim-linger later").containsExactly(65L, 85L, 90L);
+        time.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(claimTimes).containsExactly(65L, 85L, 90L, 110L);
+    }
+
+    @Test
+    void theHeldBackLingerDoublesFromTheSecondEmptyClaimAndStopsAtThePoll() {
+        long linger = Duration.ofMillis(20).toNanos();
+        long poll = POLL.toNanos();
+
+        assertThat(ClaimLoop.heldBackLinger(linger, 1, poll)).isEqualTo(linger);
+        assertThat(ClaimLoop.heldBackLinger(linger, 2, poll)).isEqualTo(2 * linger);
+        assertThat(ClaimLoop.heldBackLinger(linger, 6, poll)).isEqualTo(32 * linger);
+        assertThat(ClaimLoop.heldBackLinger(linger, 7, poll)).isEqualTo(poll);
+        assertThat(ClaimLoop.heldBackLinger(linger, Integer.MAX_VALUE, poll)).isEqualTo(poll);
+        assertThat(ClaimLoop.heldBackLinger(0, 40, poll)).isZero();
+    }
+
+    @Test
     void anEmptyClaimWaitsForAWakeUpOrThePoll() {
         queue.rowsPerClaim = () -> 0;
         start();

@@ -214,24 +214,34 @@ class ClaimLoopGatingTest {
         }
     }
 
-    @Test
-    void anEmptyClaimBehindKeysInFlightWaitsTheStreamsLingerNotEveryWakeUpAndTheBatchFreeingThemClaimsAtOnce() {
+    /**
+     * Starts a per-key loop (batch 1000) on a 2,000 rows a second stream (the linger stretched to 4 x 5 ms) whose
+     * batches finish at once until the claim at 65 ms; that batch stays in flight, its keys hold back every later
+     * row, and every claim after it finds nothing.
+     */
+    private Stream streamHeldBackFrom65() {
         strategy.holdsBack = true;
         strategy.finishImmediately = true;
-        Stream fast = new Stream(2.0); // 2,000 rows a second: the linger stretched to 4 x 5 ms
+        Stream fast = new Stream(2.0);
         queue.rowsPerClaim = () -> {
             long now = time.now(TimeUnit.MILLISECONDS);
             if (now < 65) {
                 return fast.getAsInt();
             }
             if (now == 65) {
-                strategy.finishImmediately = false; // this batch stays in flight: its keys hold back what follows
+                strategy.finishImmediately = false;
                 return fast.getAsInt();
             }
             fast.claimTimes.add(now);
             return 0;
         };
         start(1000);
+        return fast;
+    }
+
+    @Test
+    void anEmptyClaimBehindKeysInFlightWaitsTheStreamsLingerNotEveryWakeUpAndTheBatchFreeingThemClaimsAtOnce() {
+        Stream fast = streamHeldBackFrom65();
         time.advanceTimeBy(Duration.ofMillis(65));
         assertThat(fast.claimTimes).as("ms of each claim").containsExactly(0L, 5L, 25L, 45L, 65L);
 
@@ -250,22 +260,7 @@ class ClaimLoopGatingTest {
 
     @Test
     void emptyClaimsBehindABatchThatStaysInFlightBackOffToThePollAndItsFinishClaimsAtOnce() {
-        strategy.holdsBack = true;
-        strategy.finishImmediately = true;
-        Stream fast = new Stream(2.0); // 2,000 rows a second: the linger stretched to 4 x 5 ms
-        queue.rowsPerClaim = () -> {
-            long now = time.now(TimeUnit.MILLISECONDS);
-            if (now < 65) {
-                return fast.getAsInt();
-            }
-            if (now == 65) {
-                strategy.finishImmediately = false; // a stalled batch holding every key: nothing else is claimable
-                return fast.getAsInt();
-            }
-            fast.claimTimes.add(now);
-            return 0;
-        };
-        start(1000);
+        Stream fast = streamHeldBackFrom65(); // a stalled batch holding every key: nothing else is claimable
         time.advanceTimeBy(Duration.ofMillis(65));
 
         for (int ms = 65; ms < 2_500; ms++) { // a wake-up every millisecond while the batch stays in flight

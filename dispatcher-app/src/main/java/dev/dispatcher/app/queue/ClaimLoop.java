@@ -327,8 +327,7 @@ public final class ClaimLoop<M extends Claimed> {
      */
     static long heldBackLinger(long lingerNanos, int emptyClaims, long pollNanos) {
         int doublings = Math.min(Math.max(emptyClaims - 1, 0), 30);
-        long wait = lingerNanos > pollNanos >> doublings ? pollNanos : lingerNanos << doublings;
-        return Math.min(wait, pollNanos);
+        return lingerNanos > pollNanos >> doublings ? pollNanos : lingerNanos << doublings;
     }
 
     /** Waits out the rest of the linger ({@link #stretchedLinger}) since the previous claim started. */
@@ -350,7 +349,7 @@ public final class ClaimLoop<M extends Claimed> {
         long start = scheduler.now(TimeUnit.NANOSECONDS);
         // the window this claim's rows arrived in, when the claim before it also found some but not a full batch,
         // or found none only because batches in flight held their keys (the stream went on behind them)
-        boolean streaming = lastClaimSize > 0 && lastClaimSize < settings.batchSize() || heldBack;
+        boolean streaming = (lastClaimSize > 0 && lastClaimSize < settings.batchSize()) || heldBack;
         long sinceClaimBefore = start - lastClaimStartNanos;
         lastClaimStartNanos = start;
         claims.incrementAndGet();

@@ -26,6 +26,13 @@ final class LatencyTail {
     /** Slow rows committed closer together than this belong to one burst. */
     static final long BURST_GAP_MICROS = 100_000;
 
+    /** Most bursts shown by wall-clock time, so they can be matched against GC, database and broker logs. */
+    static final int BURST_TIMES_SHOWN = 12;
+
+    /** Burst start times as {@link #clockTimes} prints them. */
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
+
     /** One delivered row's times, in epoch microseconds (the send time has Kafka's millisecond precision). */
     record Row(long createdMicros, long committedMicros, long claimedMicros, long sentMicros, long arrivedMicros) {
 
@@ -74,9 +81,6 @@ final class LatencyTail {
                 starts.size(), medianGapSeconds(starts), clockTimes(starts));
     }
 
-    /** Most bursts shown by wall-clock time, so they can be matched against GC, database and broker logs. */
-    static final int BURST_TIMES_SHOWN = 12;
-
     /** The first {@link #BURST_TIMES_SHOWN} burst starts as {@code HH:mm:ss.SSS} (UTC), space-separated. */
     static String clockTimes(List<Long> startsMicros) {
         String shown = startsMicros.stream().limit(BURST_TIMES_SHOWN)
@@ -84,9 +88,6 @@ final class LatencyTail {
                 .collect(Collectors.joining(" "));
         return startsMicros.size() > BURST_TIMES_SHOWN ? shown + " ..." : shown;
     }
-
-    private static final DateTimeFormatter CLOCK =
-            DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     /** The commit time of the first row of each burst, in commit order. */
     static List<Long> burstStarts(List<Row> rows) {

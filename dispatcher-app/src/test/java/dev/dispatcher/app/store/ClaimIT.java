@@ -200,6 +200,35 @@ class ClaimIT {
     }
 
     @Test
+    void aClaimWhoseFirstKeyIsHeldByACompetingClaimTakesTheNextKeysRunsInstead() throws Exception {
+        List<UUID> a = new ArrayList<>();
+        for (int n = 0; n < 4; n++) {
+            a.add(db.insert("a")); // enough rows of a alone to fill the batch below
+        }
+        UUID b1 = db.insert("b");
+        UUID b2 = db.insert("b");
+        UUID c1 = db.insert("c");
+        OutboxStore store = db.store();
+
+        List<ClaimedMessage> batch;
+        // a competing relay's claim of a's run, in flight: it holds every row of the run until it commits
+        try (RowLockRace competitor = new RowLockRace(db::jdbc, "outbox_message", "message_key = ?", "a")) {
+            batch = db.claim(store, "worker-b", 4, LEASE, Ordering.PER_KEY);
+        }
+
+        assertThat(batch).as("the other open keys' runs, not an empty batch")
+                .extracting(m -> m.leased().id().asUuid()).containsExactlyInAnyOrder(b1, b2, c1);
+        try (Connection c = db.jdbc(); PreparedStatement s = c.prepareStatement(
+                "SELECT count(*) FROM outbox_message WHERE id = ANY(?) AND lease_token IS NULL AND attempts = 0")) {
+            s.setArray(1, c.createArrayOf("uuid", a.toArray(UUID[]::new)));
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                assertThat(rs.getLong(1)).as("the competitor's key untouched, seen afresh").isEqualTo(4);
+            }
+        }
+    }
+
+    @Test
     void anExpiredLeaseIsReclaimedAndReportedAsExpired() throws Exception {
         UUID id = db.insert("k");
         OutboxStore store = db.store();

@@ -53,7 +53,7 @@ public final class LeasedTableSql {
      * messages a second (per key, five alternating pairs of runs) the slowest 1% waited 5.1-14.0 ms from claim to
      * send at their median instead of 10.3-33.8 (lower in every pair), and at 300 a second 1.1-1.3 ms instead of
      * 3.4-3.6 (p99 8.6 ms against 9.9-11.8); the 2,000/s runs' p99 still moved with the machine's stalls more than
-     * with this (README, Benchmarks).
+     * with this (docs/measurements.md, "One hand-off per batch, claims without a flush wait").
      */
     public static final String ASYNC_CLAIM_COMMIT = "(SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
 

@@ -22,8 +22,8 @@ import org.springframework.util.unit.DataSize;
  * @param writers lanes writing single-key requests (plus one lane for multi-key batches), each with at most one
  *     statement in flight; requests that wait for a lane are written together by its next statement. One by
  *     default: a statement costs the same fixed work whatever it carries, so one lane writing everything waiting
- *     beats several writing smaller statements (measured in the README, "HTTP ingest, measured"); more lanes let a
- *     key's lock, held by a long application transaction, stall only their share of the keys.
+ *     beats several writing smaller statements (measured in docs/measurements.md, "HTTP ingest, measured"); more
+ *     lanes let a key's lock, held by a long application transaction, stall only their share of the keys.
  * @param timeout how long a request may wait for its lane; past it, it answers 503 without being written
  * @param fastPath whether {@code POST /v1/messages} of an API token holder that ends in {@code 202} or {@code 200}
  *     is answered without WebFlux's dispatch, Spring Security's filter chain and Spring's HTTP observation (same

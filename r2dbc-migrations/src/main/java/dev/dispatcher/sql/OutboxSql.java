@@ -180,11 +180,11 @@ public final class OutboxSql {
                         WHERE r.contiguous) candidate
                  CROSS JOIN LATERAL (
                        SELECT l.id, l.seq, l.previous_lease_until
-                         FROM (SELECT m.id, m.seq, m.previous_lease_until, row_number() OVER (ORDER BY m.seq) AS n
+                         FROM (SELECT k.id, k.seq, k.previous_lease_until, row_number() OVER (ORDER BY k.seq) AS n
                                  FROM (SELECT m.id, m.seq, m.lease_until AS previous_lease_until
                                          FROM outbox_message m
                                         WHERE m.ctid = ANY(candidate.tids) AND m.status IN %1$s AND %5$s
-                                          FOR UPDATE SKIP LOCKED) m) l
+                                          FOR UPDATE SKIP LOCKED) k) l
                         WHERE width_bucket(l.seq, candidate.seqs) = l.n) run
                  LIMIT $3
             ),

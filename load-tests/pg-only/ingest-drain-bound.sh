@@ -18,7 +18,7 @@
 # PGBENCH_BIN names pgbench where it is not on the PATH (Debian: /usr/lib/postgresql/<version>/bin/pgbench).
 set -euo pipefail
 conn=$1; schema=$2; shift 2
-rates=("${@:-200 250 300}")
+rates=${*:-200 250 300}
 PSQL="psql -X -q -At $conn"
 PGBENCH="${PGBENCH_BIN:-pgbench} -n -M prepared"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -50,7 +50,7 @@ SELECT $schema.ceiling_claim_complete(500, 'loop' || :client_id) AS n \gset
 \sleep 5 ms
 \endif
 SQL
-for rate in ${rates[@]}; do
+for rate in $rates; do
   $PSQL -c "TRUNCATE $schema.outbox_message" -c "VACUUM ANALYZE $schema.outbox_message" -c "CHECKPOINT"
   # index paths only: the table is analysed empty and fills while the loops run, and a plan made from those
   # statistics (a hash join over a sequential scan of the whole table) made the loops fall behind at a fifth of

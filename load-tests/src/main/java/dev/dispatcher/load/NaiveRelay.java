@@ -14,7 +14,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * The common hand-written outbox loop, as the same-run baseline: in one thread, claim one row
  * ({@code FOR UPDATE SKIP LOCKED LIMIT 1}), send it synchronously ({@code acks=all}, idempotent, no linger), mark
- * it delivered with one UPDATE, commit; repeat until the outbox is empty.
+ * it delivered with one UPDATE, commit; repeat until the outbox is empty. Naive in its round trips, not in its
+ * index: the claim reads the live rows' index ({@code seq > 0} matches {@code outbox_message_live_seq_idx}'s
+ * predicate), where it used to walk the unique {@code seq} index from the start and read every row delivered
+ * before it, so the baseline slowed down as it drained (184.5 msgs/s over 20,000 rows on 2026-12-03).
  */
 final class NaiveRelay {
 
@@ -49,7 +52,7 @@ final class NaiveRelay {
              Connection c = env.jdbc(schema);
              PreparedStatement claim = c.prepareStatement("""
                      SELECT id, topic, message_key, event_type, payload FROM outbox_message
-                      WHERE status = 'PENDING' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED""");
+                      WHERE status = 'PENDING' AND seq > 0 ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED""");
              PreparedStatement done = c.prepareStatement(
                      "UPDATE outbox_message SET status = 'DELIVERED', delivered_at = now(), version = version + 1 WHERE id = ?")) {
             c.setAutoCommit(false);

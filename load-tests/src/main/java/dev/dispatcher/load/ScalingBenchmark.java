@@ -188,7 +188,7 @@ final class ScalingBenchmark {
             int perRound = Math.max(1, o.warmup() / 2);
             JitWarmUp.untilCompiled(args[6], JitWarmUp.thisJvm(), () -> {
                 env.insertRows(args[5], "bench-" + args[5], o, perRound);
-                drainUntilEmpty(env, o, args[5], args[6]);
+                drainUntilEmpty(env, o, args[5], args[6], WARM_UP_PROBE);
                 return perRound;
             });
             System.out.println("READY");
@@ -198,7 +198,7 @@ final class ScalingBenchmark {
                 System.out.println("FAILED expected GO, got " + go);
                 System.exit(1);
             }
-            System.out.println("APPLIED " + drainUntilEmpty(env, o, args[4], args[6]));
+            System.out.println("APPLIED " + drainUntilEmpty(env, o, args[4], args[6], MEASURED_PROBE));
         } catch (Exception e) {
             System.out.println("FAILED " + e);
             throw e;
@@ -206,9 +206,22 @@ final class ScalingBenchmark {
         System.exit(0);
     }
 
-    /** Runs a relay on {@code schema} until its backlog is empty; returns the Deliver transitions it applied. */
-    private static long drainUntilEmpty(BenchEnvironment env, BenchOptions o, String schema, String workerId)
-            throws Exception {
+    /** How often an instance looks for live rows while it warms up: the round ends soon after its rows do. */
+    private static final Duration WARM_UP_PROBE = Duration.ofMillis(50);
+    /**
+     * How often an instance looks for live rows in the measured drain, which the harness's consumer times, not the
+     * instances: each probe walks the live index's entries of rows delivered since the last vacuum (2-26 ms a probe
+     * in a drain), and every 50 ms in each instance that took a PostgreSQL backend per instance a fifth to half of
+     * the time, more the more instances ran.
+     */
+    private static final Duration MEASURED_PROBE = Duration.ofSeconds(1);
+
+    /**
+     * Runs a relay on {@code schema} until its backlog is empty, looking every {@code probeEvery}; returns the Deliver
+     * transitions it applied.
+     */
+    private static long drainUntilEmpty(BenchEnvironment env, BenchOptions o, String schema, String workerId,
+            Duration probeEvery) throws Exception {
         ConnectionPool pool = env.pool(schema, workerId, o.inFlight() * 2 + 4);
         DispatcherMetrics metrics = new DispatcherMetrics(new SimpleMeterRegistry());
         Relay relay = RelayBenchmark.newRelay(env, pool, workerId, o, o.batchSize(), o.concurrency(), o.inFlight(),
@@ -216,7 +229,7 @@ final class ScalingBenchmark {
         OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
         listener.start();
         relay.start();
-        if (!env.awaitNoBacklog(schema, Duration.ofMillis(50), Duration.ofMinutes(10))) {
+        if (!env.awaitNoBacklog(schema, probeEvery, Duration.ofMinutes(10))) {
             throw new IllegalStateException("backlog of " + schema + " not drained within 10 minutes");
         }
         relay.stop().block(Duration.ofSeconds(30));

@@ -29,8 +29,8 @@ final class LatencyTail {
     /** Most bursts shown by wall-clock time, so they can be matched against GC, database and broker logs. */
     static final int BURST_TIMES_SHOWN = 12;
 
-    /** Burst start times as {@link #clockTimes} prints them. */
-    private static final DateTimeFormatter CLOCK =
+    /** Wall-clock times in UTC (burst starts, the scale mode's measured phases), to match against other logs. */
+    static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     /** One delivered row's times, in epoch microseconds (the send time has Kafka's millisecond precision). */

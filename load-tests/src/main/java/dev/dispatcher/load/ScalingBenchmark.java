@@ -16,6 +16,7 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -49,7 +50,8 @@ final class ScalingBenchmark {
     }
 
     /** One step of the curve. */
-    private record Step(int instances, double msgsPerSecond, long appliedDelivers, long lost, long duplicates) {
+    private record Step(int instances, double msgsPerSecond, long appliedDelivers, long lost, long duplicates,
+            Instant start, Instant end) {
     }
 
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
@@ -57,8 +59,9 @@ final class ScalingBenchmark {
         for (int k : INSTANCES) {
             Step step = step(env, o, k);
             System.out.printf(Locale.ROOT, "scale: %d instance(s): %.0f msgs/s, Applied Deliver summed %d of %d, lost %d,"
-                    + " duplicates %d%n", k, step.msgsPerSecond(), step.appliedDelivers(), o.n(), step.lost(),
-                    step.duplicates());
+                    + " duplicates %d; measured from %s to %s UTC (to match against pidstat or PostgreSQL's log)%n",
+                    k, step.msgsPerSecond(), step.appliedDelivers(), o.n(), step.lost(), step.duplicates(),
+                    LatencyTail.CLOCK.format(step.start()), LatencyTail.CLOCK.format(step.end()));
             steps.add(step);
         }
         double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
@@ -109,6 +112,7 @@ final class ScalingBenchmark {
             for (String warm : warmSchemas) {
                 env.drop(warm); // their relays have stopped; no autovacuum of warm-up rows during the measured drain
             }
+            Instant wallStart = Instant.now();
             long start = System.nanoTime();
             for (Process p : children) {
                 OutputStream in = p.getOutputStream();
@@ -117,12 +121,13 @@ final class ScalingBenchmark {
             }
             confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
             double rate = o.n() / ((System.nanoTime() - start) / 1e9);
+            Instant wallEnd = Instant.now();
             for (Process p : children) {
                 if (!p.waitFor(60, TimeUnit.SECONDS)) {
                     p.destroy();
                 }
             }
-            return new Step(k, rate, applied.get(), confirmed.lost(ids), confirmed.duplicates());
+            return new Step(k, rate, applied.get(), confirmed.lost(ids), confirmed.duplicates(), wallStart, wallEnd);
         }
     }
 
@@ -188,9 +193,13 @@ final class ScalingBenchmark {
             int perRound = Math.max(1, o.warmup() / 2);
             JitWarmUp.untilCompiled(args[6], JitWarmUp.thisJvm(), () -> {
                 env.insertRows(args[5], "bench-" + args[5], o, perRound);
-                drainUntilEmpty(env, o, args[5], args[6], WARM_UP_PROBE);
+                drainUntilEmpty(env, o, pool(env, o, args[5], args[6]), args[5], args[6], WARM_UP_PROBE);
                 return perRound;
             });
+            // connected before the clock starts, as a running service is: opened at the first claim, every
+            // instance's connections were forked at once inside the measured phase
+            ConnectionPool measured = pool(env, o, args[4], args[6]);
+            measured.warmup().block(READY_TIMEOUT); // the instance's main thread, before its relay starts
             System.out.println("READY");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String go = in.readLine();
@@ -198,7 +207,7 @@ final class ScalingBenchmark {
                 System.out.println("FAILED expected GO, got " + go);
                 System.exit(1);
             }
-            System.out.println("APPLIED " + drainUntilEmpty(env, o, args[4], args[6], MEASURED_PROBE));
+            System.out.println("APPLIED " + drainUntilEmpty(env, o, measured, args[4], args[6], MEASURED_PROBE));
         } catch (Exception e) {
             System.out.println("FAILED " + e);
             throw e;
@@ -216,13 +225,17 @@ final class ScalingBenchmark {
      */
     private static final Duration MEASURED_PROBE = Duration.ofSeconds(1);
 
+    /** An instance's connections to {@code schema}: two per in-flight batch and four more. */
+    private static ConnectionPool pool(BenchEnvironment env, BenchOptions o, String schema, String workerId) {
+        return env.pool(schema, workerId, o.inFlight() * 2 + 4);
+    }
+
     /**
-     * Runs a relay on {@code schema} until its backlog is empty, looking every {@code probeEvery}; returns the Deliver
-     * transitions it applied.
+     * Runs a relay on {@code pool}'s {@code schema} until its backlog is empty, looking every {@code probeEvery};
+     * returns the Deliver transitions it applied.
      */
-    private static long drainUntilEmpty(BenchEnvironment env, BenchOptions o, String schema, String workerId,
-            Duration probeEvery) throws Exception {
-        ConnectionPool pool = env.pool(schema, workerId, o.inFlight() * 2 + 4);
+    private static long drainUntilEmpty(BenchEnvironment env, BenchOptions o, ConnectionPool pool, String schema,
+            String workerId, Duration probeEvery) throws Exception {
         DispatcherMetrics metrics = new DispatcherMetrics(new SimpleMeterRegistry());
         Relay relay = RelayBenchmark.newRelay(env, pool, workerId, o, o.batchSize(), o.concurrency(), o.inFlight(),
                 metrics);

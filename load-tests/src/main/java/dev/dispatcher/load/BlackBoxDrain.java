@@ -64,8 +64,9 @@ final class BlackBoxDrain {
                 System.out.println("blackbox: delivered per second from the first claim: " + deliveries.eachSecond());
                 lost = confirmed.lost(env.ids(schema, topic));
                 duplicates = confirmed.duplicates();
-                System.out.printf(Locale.ROOT, "blackbox: %.0f msgs/s first claim to last delivery, %.0f end to end (%s)%n",
-                        byRows, endToEnd, all ? "all confirmed" : "NOT all confirmed");
+                System.out.printf(Locale.ROOT, "blackbox: %.0f msgs/s first claim to last delivery (%s UTC, by the"
+                        + " database's clock), %.0f end to end (%s)%n", byRows, deliveries.window(), endToEnd,
+                        all ? "all confirmed" : "NOT all confirmed");
             }
         }
         PgCeiling.Bracket ceiling = new PgCeiling.Bracket(ceilingBefore,
@@ -193,9 +194,10 @@ final class BlackBoxDrain {
     /**
      * The measured topic's deliveries by the rows' own times: {@code rate}, delivered rows a second from the first
      * claim to the last delivery; {@code eachSecond}, the rows delivered in each second after the first claim, for
-     * telling a slow start or tail from a slow steady state.
+     * telling a slow start or tail from a slow steady state; {@code window}, that span in UTC wall-clock time, to
+     * match against {@code pidstat} or PostgreSQL's log.
      */
-    private record Deliveries(double rate, String eachSecond) {
+    private record Deliveries(double rate, String eachSecond, String window) {
     }
 
     private static Deliveries deliveries(BenchEnvironment env, String schema, String topic) throws Exception {
@@ -208,13 +210,15 @@ final class BlackBoxDrain {
                        (SELECT string_agg(n::text, ' ' ORDER BY second)
                           FROM (SELECT floor(extract(epoch FROM d.delivered_at - f.first_claim))::int AS second,
                                        count(*) AS n
-                                  FROM d GROUP BY 1) per_second)
+                                  FROM d GROUP BY 1) per_second),
+                       to_char(f.first_claim AT TIME ZONE 'UTC', 'HH24:MI:SS.MS') || ' to '
+                           || to_char(f.last_delivery AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
                   FROM f
                 """)) {
             s.setString(1, topic);
             try (ResultSet r = s.executeQuery()) {
                 r.next();
-                return new Deliveries(r.getDouble(1), r.getString(2));
+                return new Deliveries(r.getDouble(1), r.getString(2), r.getString(3));
             }
         }
     }

@@ -94,7 +94,7 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     case "inbox" -> "10000";
                     // a service jar's compiler settles only after rounds with the measured drain's standing backlog
                     // (BlackBoxDrain.warmUp): 20,000-row rounds left it compiling 21% of the measured drain's time
-                    case "blackbox" -> "100000";
+                    case "blackbox", "blackbox-scale" -> "100000";
                     default -> "20000";
                 })),
                 o.getOrDefault("handler", "webhook"),

@@ -102,10 +102,16 @@ final class BlackBoxDrain {
      * (none by default), logging to {@code target/blackbox-service.log}.
      */
     static ServiceProcess startService(BenchEnvironment env, BenchOptions o, String schema) throws Exception {
+        return startService(env, o, schema, Path.of("target", "blackbox-service.log"));
+    }
+
+    /** {@link #startService(BenchEnvironment, BenchOptions, String)}, logging to {@code log}. */
+    static ServiceProcess startService(BenchEnvironment env, BenchOptions o, String schema, Path log)
+            throws Exception {
         String jvmOptions = System.getProperty("dispatcher.bench.service-jvm-options", "").strip();
         ServiceProcess service = ServiceProcess.start(ServiceProcess.defaultJar(),
                 jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+")),
-                serviceArguments(env, o, schema), Path.of("target", "blackbox-service.log"));
+                serviceArguments(env, o, schema), log);
         System.out.printf(Locale.ROOT, "service: java -jar %s, pid %d, %s%n", jvmOptions, service.pid(),
                 service.baseUrl);
         return service;
@@ -175,7 +181,7 @@ final class BlackBoxDrain {
      * and, when pausing, waits until the relay has certainly read it: the switch is re-read every poll interval, and
      * a claim already running finishes (the warm-up drained, so there is none).
      */
-    private static void setPaused(BenchEnvironment env, String schema, boolean paused) throws Exception {
+    static void setPaused(BenchEnvironment env, String schema, boolean paused) throws Exception {
         try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement(
                 "UPDATE dispatcher_control SET enabled = ?, updated_by = 'benchmark' WHERE name = 'relay_paused'")) {
             s.setBoolean(1, paused);
@@ -197,10 +203,10 @@ final class BlackBoxDrain {
      * telling a slow start or tail from a slow steady state; {@code window}, that span in UTC wall-clock time, to
      * match against {@code pidstat} or PostgreSQL's log.
      */
-    private record Deliveries(double rate, String eachSecond, String window) {
+    record Deliveries(double rate, String eachSecond, String window) {
     }
 
-    private static Deliveries deliveries(BenchEnvironment env, String schema, String topic) throws Exception {
+    static Deliveries deliveries(BenchEnvironment env, String schema, String topic) throws Exception {
         try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
                 WITH d AS (SELECT delivered_at, last_attempt_at FROM outbox_message
                             WHERE topic = ? AND status = 'DELIVERED'),

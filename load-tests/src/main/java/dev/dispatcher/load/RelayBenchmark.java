@@ -68,10 +68,11 @@ public final class RelayBenchmark {
                 case "inbox" -> InboxBenchmark.run(env, o);
                 case "scale" -> ScalingBenchmark.run(env, o);
                 case "blackbox" -> BlackBoxDrain.run(env, o);
+                case "blackbox-scale" -> BlackBoxScale.run(env, o);
                 case "blackbox-latency" -> BlackBoxLatency.run(env, o);
                 case "reference-latency" -> ReferenceLatency.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-latency|reference-latency");
+                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-scale|blackbox-latency|reference-latency");
             };
         }
         System.out.println("RESULT " + result);

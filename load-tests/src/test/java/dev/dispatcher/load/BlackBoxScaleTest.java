@@ -1,0 +1,28 @@
+package dev.dispatcher.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class BlackBoxScaleTest {
+
+    @Test
+    void sumsTheOutboxsAppliedDeliversOverEveryDurableStatusAndNothingElse() {
+        String exposition = """
+                # TYPE dispatcher_transition_attempts_total counter
+                dispatcher_transition_attempts_total{application="dispatcher",durable_status="delivered",outcome="applied",queue="outbox",transition="deliver"} 1000.0
+                dispatcher_transition_attempts_total{application="dispatcher",durable_status="delivered",outcome="terminal",queue="outbox",transition="deliver"} 7.0
+                dispatcher_transition_attempts_total{application="dispatcher",durable_status="completed",outcome="applied",queue="inbox",transition="deliver"} 50.0
+                dispatcher_transition_attempts_total{application="dispatcher",durable_status="pending",outcome="applied",queue="outbox",transition="renew"} 30.0
+                dispatcher_transition_attempts_total{queue="outbox",transition="deliver",outcome="applied",durable_status="absent",} 2.0
+                dispatcher_messages_total{queue="outbox",result="published"} 1002.0
+                """;
+
+        assertThat(BlackBoxScale.appliedDelivers(exposition)).isEqualTo(1_002L);
+    }
+
+    @Test
+    void aServiceThatDeliveredNothingYetCountsZero() {
+        assertThat(BlackBoxScale.appliedDelivers("jvm_compilation_time_ms_total 7.0\n")).isZero();
+    }
+}

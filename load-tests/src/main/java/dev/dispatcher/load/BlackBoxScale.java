@@ -7,7 +7,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,11 +28,6 @@ import java.util.regex.Pattern;
  */
 final class BlackBoxScale {
 
-    /** The curve's steps: {@code -Ddispatcher.bench.scale-instances=1,2,4} (the default) or another list. */
-    private static final int[] INSTANCES = Arrays.stream(
-            System.getProperty("dispatcher.bench.scale-instances", "1,2,4").split(","))
-            .map(String::strip).mapToInt(Integer::parseInt).toArray();
-
     /** The Applied Deliver counter of the outbox in a Prometheus text exposition, one line per durable status. */
     private static final Pattern APPLIED_DELIVERS = Pattern.compile(
             "^dispatcher_transition_attempts_total\\{(?=[^}]*queue=\"outbox\")(?=[^}]*transition=\"deliver\")"
@@ -42,39 +36,13 @@ final class BlackBoxScale {
     private BlackBoxScale() {
     }
 
-    /** One step of the curve. */
-    private record Step(int instances, double msgsPerSecond, long appliedDelivers, long lost, long duplicates) {
-    }
-
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
-        List<Step> steps = new ArrayList<>();
-        for (int k : INSTANCES) {
-            Step step = step(env, o, k);
-            System.out.printf(Locale.ROOT, "blackbox-scale: %d service(s): %.0f msgs/s, Applied Deliver summed %d of %d,"
-                    + " lost %d, duplicates %d%n", k, step.msgsPerSecond(), step.appliedDelivers(), o.n(), step.lost(),
-                    step.duplicates());
-            steps.add(step);
-        }
-        double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
-        Step last = steps.getLast();
-        Map<String, Object> r = RelayBenchmark.common(env, o, "relay-drain");
-        r.put("n", o.n());
-        r.put("instances", last.instances());
-        r.put("msgs_per_s", RelayBenchmark.round(last.msgsPerSecond()));
-        r.put("baseline_msgs_per_s", 0);
-        r.put("pg_ceiling_msgs_per_s", RelayBenchmark.round(ceiling));
-        r.put("ratio_to_ceiling", RelayBenchmark.round2(last.msgsPerSecond() / ceiling));
-        r.put("curve", String.join(" ", steps.stream().map(s -> s.instances() + ":"
-                + Math.round(s.msgsPerSecond())).toList()));
-        r.put("applied_deliver_sums", String.join(" ", steps.stream().map(s -> s.instances() + ":"
-                + s.appliedDelivers()).toList()));
-        r.put("lost", steps.stream().mapToLong(Step::lost).sum());
-        r.put("duplicates", steps.stream().mapToLong(Step::duplicates).sum());
+        Map<String, Object> r = ScaleCurve.run(env, o, "blackbox-scale", k -> step(env, o, k));
         r.put("service_jar", true);
         return RelayBenchmark.json(r);
     }
 
-    private static Step step(BenchEnvironment env, BenchOptions o, int k) throws Exception {
+    private static ScaleCurve.Step step(BenchEnvironment env, BenchOptions o, int k) throws Exception {
         BlackBoxDrain.Topics topics = BlackBoxDrain.Topics.create(env);
         List<ServiceProcess> services = new ArrayList<>();
         try {
@@ -103,11 +71,12 @@ final class BlackBoxScale {
                 // by the rows' own times, as blackbox counts: the services see the switch within their poll
                 // interval (1 s), which a clock started at the resume would count as drain time
                 BlackBoxDrain.Deliveries deliveries = BlackBoxDrain.deliveries(env, topics.schema(), topics.measured());
-                System.out.printf(Locale.ROOT, "blackbox-scale: %d service(s) drained from %s UTC (%s)%n", k,
-                        deliveries.window(), confirmedAll ? "all confirmed" : "NOT all confirmed");
+                if (!confirmedAll) {
+                    System.out.printf(Locale.ROOT, "blackbox-scale: %d service(s): NOT all confirmed%n", k);
+                }
                 Set<String> ids = env.ids(topics.schema(), topics.measured());
-                return new Step(k, deliveries.rate(), appliedDelivers(services) - appliedBefore, confirmed.lost(ids),
-                        confirmed.duplicates());
+                return new ScaleCurve.Step(k, deliveries.rate(), appliedDelivers(services) - appliedBefore,
+                        confirmed.lost(ids), confirmed.duplicates(), deliveries.window());
             }
         } finally {
             for (ServiceProcess service : services) {

@@ -20,8 +20,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -40,49 +38,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ScalingBenchmark {
 
-    /** The curve's steps: {@code -Ddispatcher.bench.scale-instances=1,2,4} (the default) or another list. */
-    private static final int[] INSTANCES = Arrays.stream(
-            System.getProperty("dispatcher.bench.scale-instances", "1,2,4").split(","))
-            .map(String::strip).mapToInt(Integer::parseInt).toArray();
     private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
 
     private ScalingBenchmark() {
     }
 
-    /** One step of the curve. */
-    private record Step(int instances, double msgsPerSecond, long appliedDelivers, long lost, long duplicates,
-            Instant start, Instant end) {
-    }
-
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
-        List<Step> steps = new ArrayList<>();
-        for (int k : INSTANCES) {
-            Step step = step(env, o, k);
-            System.out.printf(Locale.ROOT, "scale: %d instance(s): %.0f msgs/s, Applied Deliver summed %d of %d, lost %d,"
-                    + " duplicates %d; measured from %s to %s UTC (to match against pidstat or PostgreSQL's log)%n",
-                    k, step.msgsPerSecond(), step.appliedDelivers(), o.n(), step.lost(), step.duplicates(),
-                    LatencyTail.CLOCK.format(step.start()), LatencyTail.CLOCK.format(step.end()));
-            steps.add(step);
-        }
-        double ceiling = PgCeiling.measure(env, env.schema("ceiling"), o.n());
-        Step last = steps.getLast();
-        Map<String, Object> r = RelayBenchmark.common(env, o, "relay-drain");
-        r.put("n", o.n());
-        r.put("instances", last.instances());
-        r.put("msgs_per_s", RelayBenchmark.round(last.msgsPerSecond()));
-        r.put("baseline_msgs_per_s", 0);
-        r.put("pg_ceiling_msgs_per_s", RelayBenchmark.round(ceiling));
-        r.put("ratio_to_ceiling", RelayBenchmark.round2(last.msgsPerSecond() / ceiling));
-        r.put("curve", String.join(" ", steps.stream().map(s -> s.instances() + ":"
-                + Math.round(s.msgsPerSecond())).toList()));
-        r.put("applied_deliver_sums", String.join(" ", steps.stream().map(s -> s.instances() + ":"
-                + s.appliedDelivers()).toList()));
-        r.put("lost", steps.stream().mapToLong(Step::lost).sum());
-        r.put("duplicates", steps.stream().mapToLong(Step::duplicates).sum());
-        return RelayBenchmark.json(r);
+        return RelayBenchmark.json(ScaleCurve.run(env, o, "scale", k -> step(env, o, k)));
     }
 
-    private static Step step(BenchEnvironment env, BenchOptions o, int k) throws Exception {
+    private static ScaleCurve.Step step(BenchEnvironment env, BenchOptions o, int k) throws Exception {
         String schema = env.schema("scale");
         String topic = "bench-" + schema;
         env.createTopic(topic, 6);
@@ -127,7 +92,8 @@ final class ScalingBenchmark {
                     p.destroy();
                 }
             }
-            return new Step(k, rate, applied.get(), confirmed.lost(ids), confirmed.duplicates(), wallStart, wallEnd);
+            return new ScaleCurve.Step(k, rate, applied.get(), confirmed.lost(ids), confirmed.duplicates(),
+                    LatencyTail.CLOCK.format(wallStart) + " to " + LatencyTail.CLOCK.format(wallEnd));
         }
     }
 

@@ -1,9 +1,5 @@
 package dev.dispatcher.load;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +19,7 @@ import java.util.regex.Pattern;
  * {@code blackbox}'s {@code msgs_per_s}, from the first claim to the last delivery by the rows' own times; lost and
  * duplicates come from the harness's consumer, which waits for all N ids. Per step it prints the rate, the drain's
  * window in UTC and the Applied Deliver transitions the services' own metrics counted in the measured drain, summed
- * (must equal N). RESULT {@code relay-drain} with {@code instances} of the largest
- * step and the whole curve, like {@code scale}; the reference ceiling runs once, after the last step.
+ * (must equal N). RESULT as {@code scale}'s ({@link ScaleCurve}), with {@code "service_jar":true}.
  */
 final class BlackBoxScale {
 
@@ -87,13 +82,9 @@ final class BlackBoxScale {
 
     /** The Applied Deliver transitions of the outbox, summed over the services' Prometheus endpoints. */
     private static long appliedDelivers(List<ServiceProcess> services) throws Exception {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         long sum = 0;
         for (ServiceProcess service : services) {
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(
-                            URI.create(service.baseUrl + "/actuator/prometheus")).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            sum += appliedDelivers(response.body());
+            sum += appliedDelivers(service.prometheus());
         }
         return sum;
     }

@@ -2,11 +2,6 @@ package dev.dispatcher.load;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -126,21 +121,9 @@ final class JitWarmUp {
         return () -> ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
     }
 
-    /**
-     * A service's compilation time, read from its Prometheus endpoint (the harness starts it with {@code
-     * dispatcher.security.public-prometheus=true}).
-     */
+    /** A service's compilation time, read from its Prometheus endpoint ({@link ServiceProcess#prometheus}). */
     static CompilationClock service(ServiceProcess service) {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(service.baseUrl + "/actuator/prometheus"))
-                .timeout(Duration.ofSeconds(10)).build();
-        return () -> {
-            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IOException("GET /actuator/prometheus answered " + response.statusCode());
-            }
-            return compilationMillis(response.body());
-        };
+        return () -> compilationMillis(service.prometheus());
     }
 
     /** {@code jvm_compilation_time_ms_total} in a Prometheus text exposition. */

@@ -72,7 +72,8 @@ public final class RelayBenchmark {
                 case "blackbox-latency" -> BlackBoxLatency.run(env, o);
                 case "reference-latency" -> ReferenceLatency.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
-                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-scale|blackbox-latency|reference-latency");
+                        + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-scale|blackbox-latency"
+                        + "|reference-latency");
             };
         }
         System.out.println("RESULT " + result);

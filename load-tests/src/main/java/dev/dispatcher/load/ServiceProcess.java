@@ -111,6 +111,22 @@ public final class ServiceProcess implements AutoCloseable {
         throw new IllegalStateException("the service did not become healthy within " + timeout + "; see " + log);
     }
 
+    /**
+     * The service's Prometheus exposition (the harness starts it with {@code
+     * dispatcher.security.public-prometheus=true}); an answer other than {@code 200} is an error.
+     */
+    public String prometheus() throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> response = METRICS.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET /actuator/prometheus answered " + response.statusCode());
+        }
+        return response.body();
+    }
+
+    private static final HttpClient METRICS = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
     /** The service's process id, for profiling and CPU accounting. */
     public long pid() {
         return process.pid();

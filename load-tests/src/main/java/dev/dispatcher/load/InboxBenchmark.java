@@ -121,7 +121,8 @@ final class InboxBenchmark {
                 defaults.maxInFlightBatches(), defaults.leaseDuration(), defaults.pollInterval(),
                 defaults.claimLinger(), RetryPolicy.of(Duration.ofMillis(200), Duration.ofSeconds(2), 2.0,
                         Jitter.FULL, 10, ThreadLocalRandomSource.INSTANCE),
-                defaults.maxBacklog(), defaults.handlerTimeout(), Duration.ofSeconds(30));
+                defaults.maxBacklog(), defaults.handlerTimeout(), Duration.ofSeconds(30),
+                defaults.maxPayloadSize().toBytes());
         ConnectionPool pool = env.pool(schema, "bench-inbox",
                 (webhook ? 0 : concurrency) + defaults.maxInFlightBatches() * 2 + 4);
         InboxHandler handler = webhook

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  *       (seconds)</li>
  *   <li>timers {@code dispatcher.publish.latency} and {@code dispatcher.commit.to.publish}</li>
  *   <li>{@code dispatcher.lease.expirations{queue}}</li>
+ *   <li>{@code dispatcher.inbox.poison{consumer}}: records the inbox stored dead-lettered because they could not be
+ *       stored as received</li>
  * </ul>
  * Thread-safe.
  */
@@ -176,6 +178,15 @@ public final class DispatcherMetrics {
                     .register(registry)
                     .increment(count);
         }
+    }
+
+    /** Counts one poison record of inbox consumer {@code consumer}. */
+    public void inboxPoison(String consumer) {
+        Counter.builder("dispatcher.inbox.poison")
+                .description("Inbox records stored dead-lettered because they could not be stored as received")
+                .tag("consumer", consumer)
+                .register(registry)
+                .increment();
     }
 
     public void publishLatency(Duration latency) {

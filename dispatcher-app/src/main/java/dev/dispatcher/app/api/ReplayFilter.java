@@ -60,7 +60,8 @@ record ReplayFilter(String topic, String key, String errorContains, int limit) {
         }
         for (String name : object.propertyNames()) {
             if (!FIELDS.contains(name)) {
-                throw ApiProblem.invalid(name, "unknown filter field; known fields are topic, key, errorContains, limit");
+                throw ApiProblem.invalid(name,
+                        "unknown filter field; known fields are topic, key, errorContains, limit");
             }
         }
         return object;

@@ -50,7 +50,8 @@ public record InboxMessage(
     /** The message of a claimed row. */
     static InboxMessage of(ClaimedInboxMessage row) {
         return new InboxMessage(row.consumer(), row.leased().id(), row.topic(), row.partition(), row.offset(),
-                row.key(), row.keyBytes(), row.eventType(), row.headers(), row.payload(), row.leased().attempts(), row.receivedAt());
+                row.key(), row.keyBytes(), row.eventType(), row.headers(), row.payload(), row.leased().attempts(),
+                row.receivedAt());
     }
 
     /** The key as received (a text key's UTF-8 bytes), or null for a record without a key. */

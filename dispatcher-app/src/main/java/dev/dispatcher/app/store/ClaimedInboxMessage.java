@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param leaseExpired whether this claim took over a lease that had run out
  */
 public record ClaimedInboxMessage(LeasedMessage leased, String consumer, String topic, int partition, long offset,
-        byte[] keyBytes, String eventType, Map<String, String> headers, byte[] payload, Instant receivedAt, boolean leaseExpired)
+        byte[] keyBytes, String eventType, Map<String, String> headers, byte[] payload, Instant receivedAt,
+        boolean leaseExpired)
         implements Claimed {
 
     public ClaimedInboxMessage {

@@ -32,9 +32,11 @@ class InboxOperatorApiIT extends OpsTestSupport {
     @Test
     void deadLettersArePagedWithTheirReasonRawKeyAndWhetherTheirValueWasStored() {
         String run = UUID.randomUUID().toString();
-        String binary = seed(run + "-bin", null, AVRO_KEY, "{\"n\":1}", "header 'x' is not UTF-8 text " + run);
-        String text = seed(run + "-txt", "order-7", null, "{\"n\":2}", "webhook answered 422 " + run);
-        String unstored = seed(run + "-big", "order-8", null, null, "value of 9 bytes is over the limit " + run);
+        String binary = seedInboxDeadLetter(run + "-bin", null, AVRO_KEY, "{\"n\":1}",
+                "header 'x' is not UTF-8 text " + run);
+        String text = seedInboxDeadLetter(run + "-txt", "order-7", null, "{\"n\":2}", "webhook answered 422 " + run);
+        String unstored = seedInboxDeadLetter(run + "-big", "order-8", null, null,
+                "value of 9 bytes is over the limit " + run);
 
         Map<?, ?> all = pageAfter(null, 1000);
         List<?> mine = ((List<?>) all.get("items")).stream()
@@ -91,7 +93,8 @@ class InboxOperatorApiIT extends OpsTestSupport {
 
     @Test
     void oneDeadLetterIsReplayedWithIfMatchAuditedAndThenHandled() {
-        String id = seed(UUID.randomUUID() + "-one", null, AVRO_KEY, "{\"replay\":\"me\"}", "webhook answered 503");
+        String id = seedInboxDeadLetter(UUID.randomUUID() + "-one", null, AVRO_KEY, "{\"replay\":\"me\"}",
+                "webhook answered 503");
         String path = "/v1/inbox/" + CONSUMER + "/messages/" + id + "/replay";
 
         as(OPERATOR).post().uri(path).exchange()
@@ -130,7 +133,7 @@ class InboxOperatorApiIT extends OpsTestSupport {
 
     @Test
     void aDeadLetterWhoseValueWasNotStoredIsNeverReplayed() {
-        String id = seed(UUID.randomUUID() + "-unstored", "k", null, null, "value over the limit");
+        String id = seedInboxDeadLetter(UUID.randomUUID() + "-unstored", "k", null, null, "value over the limit");
         as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/messages/" + id + "/replay").header("If-Match", "\"0\"")
                 .exchange()
                 .expectStatus().isEqualTo(409)
@@ -145,7 +148,7 @@ class InboxOperatorApiIT extends OpsTestSupport {
 
     @Test
     void twoOperatorsReplayingTheSameVersionGetOneSuccessAndOneConflict() throws Exception {
-        String id = seed(UUID.randomUUID() + "-race", "k", null, "{}", "webhook answered 500");
+        String id = seedInboxDeadLetter(UUID.randomUUID() + "-race", "k", null, "{}", "webhook answered 500");
         WebClient client = WebClient.builder().baseUrl(baseUrl()).build();
         List<Integer> statuses;
         try (Connection holder = jdbc()) {
@@ -177,11 +180,11 @@ class InboxOperatorApiIT extends OpsTestSupport {
     @Test
     void deadLettersMatchingAFilterAreReplayedInBulkAuditedEach() {
         String error = "schema registry timeout " + UUID.randomUUID();
-        List<String> matching = List.of(seed(UUID.randomUUID() + "-b1", "a", null, "{}", error),
-                seed(UUID.randomUUID() + "-b2", null, AVRO_KEY, "{}", error),
-                seed(UUID.randomUUID() + "-b3", "b", null, "{}", error));
-        String unstored = seed(UUID.randomUUID() + "-b4", "a", null, null, error);
-        String other = seed(UUID.randomUUID() + "-b5", "a", null, "{}", "something else");
+        List<String> matching = List.of(seedInboxDeadLetter(UUID.randomUUID() + "-b1", "a", null, "{}", error),
+                seedInboxDeadLetter(UUID.randomUUID() + "-b2", null, AVRO_KEY, "{}", error),
+                seedInboxDeadLetter(UUID.randomUUID() + "-b3", "b", null, "{}", error));
+        String unstored = seedInboxDeadLetter(UUID.randomUUID() + "-b4", "a", null, null, error);
+        String other = seedInboxDeadLetter(UUID.randomUUID() + "-b5", "a", null, "{}", "something else");
 
         as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/dead-letters/replay")
                 .contentType(MediaType.APPLICATION_JSON)
@@ -205,7 +208,7 @@ class InboxOperatorApiIT extends OpsTestSupport {
                 + " message_id IN (?, ?, ?) AND status = 'COMPLETED'", matching.toArray()) == 3);
 
         // the key filter is a text key's
-        String keyed = seed(UUID.randomUUID() + "-b6", "only-me-" + error.hashCode(), null, "{}", "x");
+        String keyed = seedInboxDeadLetter(UUID.randomUUID() + "-b6", "only-me-" + error.hashCode(), null, "{}", "x");
         as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/dead-letters/replay")
                 .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"key\":\"only-me-" + error.hashCode() + "\"}")
                 .exchange()
@@ -227,14 +230,5 @@ class InboxOperatorApiIT extends OpsTestSupport {
                 .header("If-Match", "\"0\"")
                 .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode()))
                 .map(HttpStatusCode::value);
-    }
-
-    /** A dead letter of {@link #CONSUMER} as intake or a handler leaves one; a null value was not stored. */
-    static String seed(String id, String key, byte[] keyBytes, String value, String error) {
-        execute("INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition, source_offset,"
-                + " message_key, message_key_bytes, event_type, payload, status, attempts, last_error,"
-                + " dead_lettered_at) VALUES (?, ?, ?, 0, ?, ?, ?, 'Seeded', convert_to(?, 'UTF8'), 'DEAD_LETTERED', 1,"
-                + " ?, now())", CONSUMER, id, TRACED_TOPIC, System.nanoTime(), key, keyBytes, value, error);
-        return id;
     }
 }

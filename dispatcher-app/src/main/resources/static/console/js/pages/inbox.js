@@ -8,6 +8,7 @@
 import { call, get, query } from '../api.js';
 import { age, fill, h, number, problemNotice, time } from '../dom.js';
 import { conflictView } from './message.js';
+import { bulkReplayForm } from '../bulk-replay.js';
 
 const PAGE_SIZE = 50;
 
@@ -51,33 +52,10 @@ function renderDeadLetters(body, consumer, cursor) {
   const notice = h('div', { id: 'inbox-result' });
   const list = h('div', { id: 'inbox-dead-letters-body' }, h('p', { class: 'muted' }, 'Loading…'));
   const reload = () => loadDeadLetters(list, notice, base, consumer, cursor);
-  const topic = h('input', { id: 'inbox-bulk-topic', placeholder: 'any source topic' });
-  const key = h('input', { id: 'inbox-bulk-key', placeholder: 'any text key' });
-  const errorContains = h('input', { id: 'inbox-bulk-error', placeholder: 'any error' });
-  const limit = h('input', { id: 'inbox-bulk-limit', type: 'number', min: 1, max: 1000, value: 100 });
-  const bulk = h('form', {
-    class: 'filters', id: 'inbox-bulk-form',
-    onsubmit: async (event) => {
-      event.preventDefault();
-      const filter = { limit: Number(limit.value) || 100 };
-      for (const [name, input] of [['topic', topic], ['key', key], ['errorContains', errorContains]]) {
-        if (input.value.trim()) {
-          filter[name] = input.value.trim();
-        }
-      }
-      try {
-        const result = (await call('POST', `${base}/dead-letters/replay`, { body: filter })).body;
-        fill(notice, h('div', { class: 'notice ok', id: 'inbox-bulk-ok' },
-          `Replayed ${number(result.replayed)} message(s) of ${consumer}, oldest first.`
-          + (result.replayed === filter.limit ? ' More may match: replay again for the next batch.' : '')));
-      } catch (e) {
-        fill(notice, problemNotice(e, 'Bulk replay refused'));
-      }
-      reload();
-    },
-  }, h('label', {}, 'Source topic', topic), h('label', {}, 'Key', key),
-  h('label', {}, 'Last error contains', errorContains), h('label', {}, 'At most', limit),
-  h('button', { type: 'submit', id: 'inbox-bulk-replay' }, 'Replay matching'));
+  const { form: bulk } = bulkReplayForm({
+    prefix: 'inbox-bulk', path: `${base}/dead-letters/replay`, what: ` of ${consumer}`, topicLabel: 'Source topic',
+    notice, onDone: reload,
+  });
   fill(body, h('h2', {}, `Dead letters of ${consumer}`), h('h3', {}, 'Bulk replay'), bulk, notice, list);
   reload();
 }

@@ -65,6 +65,7 @@ public final class InboxIntake {
         if (running != null) {
             return;
         }
+        metrics.inboxPoison(settings.consumer(), 0); // the series exists before the first poison record
         running = receiver.receive()
                 .concatMap(this::take, 0)
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30))
@@ -110,7 +111,7 @@ public final class InboxIntake {
         Set<MessageId> inserted = new HashSet<>(stored.inserted());
         for (InboxRecord row : stored.rows()) {
             if (row.deadLettered() && inserted.remove(row.id())) {
-                metrics.inboxPoison(settings.consumer());
+                metrics.inboxPoison(settings.consumer(), 1);
                 log.warn("inbox {}: poison record {}/{}@{} (message {}) stored DEAD_LETTERED: {}", settings.consumer(),
                         row.topic(), row.partition(), row.offset(), row.id(), row.deadLetterReason());
             }

@@ -180,13 +180,17 @@ public final class DispatcherMetrics {
         }
     }
 
-    /** Counts one poison record of inbox consumer {@code consumer}. */
-    public void inboxPoison(String consumer) {
+    /**
+     * Counts {@code count} poison records of inbox consumer {@code consumer}. Called with 0 when the consumer starts,
+     * so the series exists from then on: Prometheus' {@code increase()} cannot see the first increment of a series
+     * that appears already at 1, and an alert on it would miss the first poison record.
+     */
+    public void inboxPoison(String consumer, long count) {
         Counter.builder("dispatcher.inbox.poison")
                 .description("Inbox records stored dead-lettered because they could not be stored as received")
                 .tag("consumer", consumer)
                 .register(registry)
-                .increment();
+                .increment(count);
     }
 
     public void publishLatency(Duration latency) {

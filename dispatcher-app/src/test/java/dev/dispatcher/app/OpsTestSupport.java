@@ -134,6 +134,18 @@ public abstract class OpsTestSupport {
         }
     }
 
+    /**
+     * A dead letter of {@link #CONSUMER} as intake or a handler leaves one, from {@link #TRACED_TOPIC} partition 0;
+     * {@code key} or {@code keyBytes} (a key that is not text), and a null {@code value} for one that was not stored.
+     */
+    protected static String seedInboxDeadLetter(String id, String key, byte[] keyBytes, String value, String error) {
+        execute("INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition, source_offset,"
+                + " message_key, message_key_bytes, event_type, payload, status, attempts, last_error,"
+                + " dead_lettered_at) VALUES (?, ?, ?, 0, ?, ?, ?, 'Seeded', convert_to(?, 'UTF8'), 'DEAD_LETTERED', 1,"
+                + " ?, now())", CONSUMER, id, TRACED_TOPIC, System.nanoTime(), key, keyBytes, value, error);
+        return id;
+    }
+
     // ---- verification through a separate connection
 
     protected static Connection jdbc() throws SQLException {

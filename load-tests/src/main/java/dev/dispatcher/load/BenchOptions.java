@@ -35,24 +35,26 @@ import java.util.Map;
  * @param bootstrap an external Kafka's bootstrap servers, or null for the in-process broker
  * @param serviceArgs blackbox mode: extra command-line arguments of the service ({@code --service-args "--a=1 --b=2"},
  *     settings the harness does not set itself), for tuning experiments; empty by default
+ * @param poisonKey inbox mode: one record whose key starts with NUL (Confluent's wire format) is produced to
+ *     partition 0 before the N ordinary records ({@code --poison-key true})
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
         int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
         String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
-        String pgPassword, String bootstrap, List<String> serviceArgs) {
+        String pgPassword, String bootstrap, List<String> serviceArgs, boolean poisonKey) {
 
     /** These options with another {@code --duration-s}. */
     BenchOptions withDuration(Duration d) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate, d,
                 baseline, claimLinger, warmup, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl, pgUser,
-                pgPassword, bootstrap, serviceArgs);
+                pgPassword, bootstrap, serviceArgs, poisonKey);
     }
 
     /** These options with {@code warmup} messages, the number a warm-up really drained (for the RESULT). */
     BenchOptions withWarmup(int drained) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate,
                 duration, baseline, claimLinger, drained, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl,
-                pgUser, pgPassword, bootstrap, serviceArgs);
+                pgUser, pgPassword, bootstrap, serviceArgs, poisonKey);
     }
 
     static BenchOptions parse(String[] args) {
@@ -61,6 +63,7 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
                     + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
+                    + "[--poison-key true|false] "
                     + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port] "
                     + "[--service-args \"--name=value ...\"]");
         }
@@ -104,7 +107,8 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Integer.parseInt(o.getOrDefault("fail-every", "0")),
                 o.get("pg-url"), o.getOrDefault("pg-user", "postgres"), o.getOrDefault("pg-password", "postgres"),
                 o.get("bootstrap"),
-                o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of());
+                o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of(),
+                Boolean.parseBoolean(o.getOrDefault("poison-key", "false")));
     }
 
     /** SQL expression for the key of generated row {@code g} (1-based). */

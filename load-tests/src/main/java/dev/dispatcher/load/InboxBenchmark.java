@@ -22,6 +22,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -31,10 +32,15 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.http.MediaType;
@@ -59,6 +65,13 @@ import reactor.netty.resources.ConnectionProvider;
  * </ul>
  * Effects are counted where they happen (at the receiver by {@code Idempotency-Key}, or as rows of the effect
  * table): {@code lost} are ids without an effect, {@code duplicates} ids with more than one.
+ *
+ * <p>{@code --poison-key true}: one record whose key is in Confluent's wire format (it starts with NUL, which
+ * PostgreSQL text refuses) goes to partition 0 before the N ordinary records, some of which follow it there. The run
+ * ends when every ordinary record is handled (or at the 10-minute limit); the RESULT adds {@code handled} (ordinary
+ * records handled), the odd record's final state ({@code poison_state}: its inbox status, {@code poison_partition},
+ * {@code poison_offset}, {@code poison_handled}: whether the handler saw it) and {@code partitions_behind}: partitions
+ * whose committed offset is short of their end after the run (0: no partition stopped).
  */
 final class InboxBenchmark {
 
@@ -67,22 +80,39 @@ final class InboxBenchmark {
     private InboxBenchmark() {
     }
 
-    /** One drain: rate, and effects as counted at their destination. */
-    record InboxRun(int n, double msgsPerSecond, long lost, long duplicates) {
+    /** One drain: rate, and effects as counted at their destination; {@code poison} only with a poison key. */
+    record InboxRun(int n, double msgsPerSecond, long lost, long duplicates, PoisonOutcome poison) {
     }
+
+    /**
+     * What became of the odd record and the partitions.
+     *
+     * @param state its inbox status, or {@code absent}
+     * @param partition its source partition as stored (-1 when absent)
+     * @param offset its source offset as stored (-1 when absent)
+     * @param handled whether the handler saw it
+     * @param lastError its last error, if any
+     * @param partitionsBehind partitions whose committed offset is short of their end
+     */
+    record PoisonOutcome(String state, int partition, long offset, boolean handled, String lastError,
+            int partitionsBehind) {
+    }
+
+    /** The odd record's key: Confluent's wire format, magic byte 0x00 then a 4-byte schema id and Avro bytes. */
+    static final byte[] POISON_KEY = {0x00, 0x00, 0x00, 0x00, 0x01, 0x06, 'o', 'd', 'd'};
 
     static String run(BenchEnvironment env, BenchOptions o) throws Exception {
         boolean webhook = !"sql".equals(o.handler());
         int concurrency = o.inboxConcurrency();
         try (WebhookReceiver receiver = new WebhookReceiver(Duration.ofMillis(o.receiverDelayMs()), o.failEvery())) {
             if (o.warmup() > 0) {
-                InboxRun w = drain(env, o, receiver, webhook, concurrency, o.warmup());
+                InboxRun w = drain(env, o, receiver, webhook, concurrency, o.warmup(), false);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                         w.msgsPerSecond());
             }
             double ceiling = webhook ? receiverCeiling(receiver, concurrency, Math.min(o.n(), 20_000))
                     : transactionCeiling(env, concurrency, Math.min(o.n(), 20_000));
-            InboxRun run = drain(env, o, receiver, webhook, concurrency, o.n());
+            InboxRun run = drain(env, o, receiver, webhook, concurrency, o.n(), o.poisonKey());
             Map<String, Object> r = RelayBenchmark.common(env, o, "inbox-drain");
             r.put("ordering", "none");
             r.put("handler", webhook ? "webhook" : "sql");
@@ -97,12 +127,21 @@ final class InboxBenchmark {
                 r.put("receiver_delay_ms", o.receiverDelayMs());
                 r.put("fail_every", o.failEvery());
             }
+            r.put("poison_key", o.poisonKey());
+            if (run.poison() != null) {
+                r.put("handled", run.n() - run.lost());
+                r.put("poison_state", run.poison().state());
+                r.put("poison_partition", run.poison().partition());
+                r.put("poison_offset", run.poison().offset());
+                r.put("poison_handled", run.poison().handled());
+                r.put("partitions_behind", run.poison().partitionsBehind());
+            }
             return RelayBenchmark.json(r);
         }
     }
 
     static InboxRun drain(BenchEnvironment env, BenchOptions o, WebhookReceiver receiver, boolean webhook,
-            int concurrency, int n) throws Exception {
+            int concurrency, int n, boolean poisonKey) throws Exception {
         String schema = env.schema("inbox");
         String topic = "inbox-" + schema;
         env.createTopic(topic, PARTITIONS);
@@ -111,6 +150,10 @@ final class InboxBenchmark {
                 s.execute("CREATE TABLE bench_effect (message_id text NOT NULL, created_at timestamptz NOT NULL"
                         + " DEFAULT now())");
             }
+        }
+        String oddId = "poison-key-" + schema;
+        if (poisonKey) {
+            producePoisonKey(env, topic, oddId);
         }
         Set<String> ids = produce(env, topic, o, n);
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
@@ -121,7 +164,8 @@ final class InboxBenchmark {
                 defaults.maxInFlightBatches(), defaults.leaseDuration(), defaults.pollInterval(),
                 defaults.claimLinger(), RetryPolicy.of(Duration.ofMillis(200), Duration.ofSeconds(2), 2.0,
                         Jitter.FULL, 10, ThreadLocalRandomSource.INSTANCE),
-                defaults.maxBacklog(), defaults.handlerTimeout(), Duration.ofSeconds(30));
+                defaults.maxBacklog(), defaults.handlerTimeout(), Duration.ofSeconds(30),
+                defaults.maxPayloadSize().toBytes());
         ConnectionPool pool = env.pool(schema, "bench-inbox",
                 (webhook ? 0 : concurrency) + defaults.maxInFlightBatches() * 2 + 4);
         InboxHandler handler = webhook
@@ -130,15 +174,17 @@ final class InboxBenchmark {
         LongSupplier effects;
         long effectsBefore = webhook ? receiver.effects() : 0;
         if (webhook) {
-            effects = () -> receiver.effects() - effectsBefore;
+            // the odd record's effect, if it is handled, is not one of the N
+            effects = () -> receiver.effects() - effectsBefore - (poisonKey && receiver.handled(oddId) ? 1 : 0);
         } else {
             // one connection for the polls (a new one each time forks a backend of the PostgreSQL being measured);
             // count(*) is a plain scan, where DISTINCT sorts every id (15-40 ms a poll): the ids are checked to be
             // distinct only once there are enough rows
             Connection poll = env.jdbcUntilClosed(schema);
+            String ordinary = " FROM bench_effect WHERE message_id <> '" + oddId + "'";
             effects = () -> {
-                long rows = count(poll, "SELECT count(*) FROM bench_effect");
-                return rows < n ? rows : count(poll, "SELECT count(DISTINCT message_id) FROM bench_effect");
+                long rows = count(poll, "SELECT count(*)" + ordinary);
+                return rows < n ? rows : count(poll, "SELECT count(DISTINCT message_id)" + ordinary);
             };
         }
         RecordReceiver records = RecordReceiver.reactorKafka(Map.of("bootstrap.servers", env.kafka.bootstrapServers(),
@@ -170,7 +216,8 @@ final class InboxBenchmark {
             lost = receiver.lost(ids);
             duplicates = receiver.duplicateEffects();
         } else {
-            lost = n - count(env, schema, "SELECT count(DISTINCT message_id) FROM bench_effect");
+            lost = n - count(env, schema, "SELECT count(DISTINCT message_id) FROM bench_effect WHERE message_id <> '"
+                    + oddId + "'");
             duplicates = count(env, schema, "SELECT count(*) FROM (SELECT message_id FROM bench_effect"
                     + " GROUP BY message_id HAVING count(*) > 1) d");
         }
@@ -179,7 +226,66 @@ final class InboxBenchmark {
                 elapsed / 1e9, rate, lost, duplicates, webhook ? "; receiver calls " + receiver.calls() + ", 503s "
                         + receiver.answered503() + ", without Idempotency-Key " + receiver.callsWithoutIdempotencyKey()
                         : "");
-        return new InboxRun(n, rate, lost, duplicates);
+        PoisonOutcome poison = null;
+        if (poisonKey) {
+            boolean handled = webhook ? receiver.handled(oddId)
+                    : count(env, schema, "SELECT count(*) FROM bench_effect WHERE message_id = '" + oddId + "'") > 0;
+            poison = poisonOutcome(env, schema, oddId, handled, behind(env, topic, "bench-" + schema));
+            System.out.printf(Locale.ROOT, "poison key: %d of %d ordinary records handled; the odd record is %s at"
+                            + " %d@%d, handled %s%s; partitions behind their end: %d%n", n - lost, n, poison.state(),
+                    poison.partition(), poison.offset(), poison.handled(),
+                    poison.lastError() == null ? "" : " (" + poison.lastError() + ")", poison.partitionsBehind());
+        }
+        return new InboxRun(n, rate, lost, duplicates, poison);
+    }
+
+    /** Produces the odd record to partition 0, acknowledged, before the ordinary ones. */
+    private static void producePoisonKey(BenchEnvironment env, String topic, String id) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, env.kafka.bootstrapServers(), ProducerConfig.ACKS_CONFIG,
+                "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, 0, POISON_KEY,
+                    "{\"odd\":true}".getBytes(StandardCharsets.UTF_8));
+            record.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("event-type", "BenchEvent".getBytes(StandardCharsets.UTF_8));
+            producer.send(record).get();
+        }
+    }
+
+    /** The odd record's row, read through its own connection. */
+    private static PoisonOutcome poisonOutcome(BenchEnvironment env, String schema, String id, boolean handled,
+            int partitionsBehind) throws Exception {
+        try (Connection c = env.jdbc(schema); PreparedStatement q = c.prepareStatement(
+                "SELECT status, source_partition, source_offset, last_error FROM inbox_message WHERE message_id = ?")) {
+            q.setString(1, id);
+            try (ResultSet r = q.executeQuery()) {
+                return r.next()
+                        ? new PoisonOutcome(r.getString(1), r.getInt(2), r.getLong(3), handled, r.getString(4),
+                                partitionsBehind)
+                        : new PoisonOutcome("absent", -1, -1, handled, null, partitionsBehind);
+            }
+        }
+    }
+
+    /** Partitions of {@code topic} whose committed offset in {@code group} is short of their end offset. */
+    private static int behind(BenchEnvironment env, String topic, String group) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                env.kafka.bootstrapServers()))) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            int behind = 0;
+            for (var end : admin.listOffsets(latest).all().get().entrySet()) {
+                OffsetAndMetadata at = committed.get(end.getKey());
+                if (end.getValue().offset() > 0 && (at == null || at.offset() < end.getValue().offset())) {
+                    behind++;
+                }
+            }
+            return behind;
+        }
     }
 
     /** Produces {@code n} records with a {@code message-id} header, acknowledged; returns the ids. */

@@ -62,6 +62,11 @@ final class WebhookReceiver implements AutoCloseable {
         return okById.size();
     }
 
+    /** Whether {@code id} was answered 2xx. */
+    boolean handled(String id) {
+        return okById.containsKey(id);
+    }
+
     /** Ids answered 2xx more than once. */
     long duplicateEffects() {
         return okById.values().stream().filter(n -> n.get() > 1).count();

@@ -6,6 +6,11 @@ public final class AuditSql {
     private AuditSql() {
     }
 
+    /** {@code dispatch_audit.queue} of a mutation of an outbox row. */
+    public static final String QUEUE_OUTBOX = "outbox";
+    /** {@code dispatch_audit.queue} of a mutation of an inbox row. */
+    public static final String QUEUE_INBOX = "inbox";
+
     /** What an audit row records, with the value stored in {@code dispatch_audit.action}. */
     public enum Action {
         REPLAY("replay"),
@@ -24,6 +29,17 @@ public final class AuditSql {
             return sql;
         }
     }
+
+    /**
+     * A leased row's state as the audit's {@code before_state}/{@code after_state} JSON (no payload), for statements
+     * that audit in SQL; {@code %1$s} is the row alias. The same fields as the service's audit rows of single
+     * mutations ({@code store.OperatorRow#state}), so both kinds of row read alike.
+     */
+    public static final String ROW_STATE = """
+            jsonb_build_object('status', %1$s.status, 'version', %1$s.version, 'attempts', %1$s.attempts,
+                               'visible_after', %1$s.visible_after, 'lease_owner', %1$s.lease_owner,
+                               'lease_token', %1$s.lease_token, 'lease_until', %1$s.lease_until,
+                               'last_error', %1$s.last_error)""";
 
     /**
      * Appends one audit row. Parameters: {@code $1} actor, {@code $2} action, {@code $3} queue, {@code $4}

@@ -19,26 +19,33 @@ public final class InboxSql {
     /**
      * Stores a batch of received records, skipping those already stored. Parameters (arrays of equal length):
      * {@code $1} consumer name (scalar), {@code $2} message ids, {@code $3} source topics, {@code $4} partitions,
-     * {@code $5} offsets, {@code $6} keys, {@code $7} event types, {@code $8} headers JSON text, {@code $9}
-     * payloads in base64 (r2dbc-postgresql has no {@code bytea[]} codec). Returns the message ids that were
-     * inserted; an id of the input that is not returned was a duplicate (stored before, by this or another
-     * instance, or twice in this batch).
+     * {@code $5} offsets, {@code $6} text keys, {@code $7} event types, {@code $8} headers JSON text, {@code $9}
+     * payloads in base64, {@code $10} binary keys in base64 (r2dbc-postgresql has no {@code bytea[]} codec), {@code
+     * $11} dead-letter reasons. A record with a reason is stored {@code DEAD_LETTERED} with it as {@code last_error}
+     * (a poison record: it is kept for the operator and never claimed); a null payload is a value that was not stored
+     * (V5). Returns the message ids that were inserted; an id of the input that is not returned was a duplicate
+     * (stored before, by this or another instance, or twice in this batch).
      *
      * <p>Index: the primary key {@code (consumer_name, message_id)} decides. Concurrency: two instances inserting
      * the same id at once serialise on the unique index; the second waits for the first and then skips (ON CONFLICT
      * DO NOTHING), so exactly one row exists and exactly one insert reports it. Rows are inserted in message-id
      * order, so two batches that overlap (a partition briefly read by two instances during a rebalance) wait for
      * each other in one order and never deadlock; the inbox promises no processing order, so {@code seq} need
-     * not follow the offsets.
+     * not follow the offsets. One bad value fails the whole statement (nothing of it is written); the intake then
+     * stores the batch one record at a time to find it.
      */
     public static final String INSERT = """
             INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition, source_offset,
-                                       message_key, event_type, headers, payload)
-            SELECT $1, r.message_id, r.topic, r.part, r.off, r.message_key, r.event_type, r.headers::jsonb,
-                   decode(r.payload, 'base64')
+                                       message_key, message_key_bytes, event_type, headers, payload, status,
+                                       dead_lettered_at, last_error)
+            SELECT $1, r.message_id, r.topic, r.part, r.off, r.message_key, decode(r.key_bytes, 'base64'),
+                   r.event_type, r.headers::jsonb, decode(r.payload, 'base64'),
+                   CASE WHEN r.reason IS NULL THEN 'PENDING' ELSE 'DEAD_LETTERED' END,
+                   CASE WHEN r.reason IS NULL THEN NULL ELSE now() END, r.reason
               FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-                          $9::text[]) WITH ORDINALITY
-                   AS r(message_id, topic, part, off, message_key, event_type, headers, payload, ord)
+                          $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
+                   AS r(message_id, topic, part, off, message_key, event_type, headers, payload, key_bytes, reason,
+                        ord)
              ORDER BY r.message_id
             ON CONFLICT (consumer_name, message_id) DO NOTHING
             RETURNING message_id
@@ -78,7 +85,8 @@ public final class InboxSql {
               FROM c
              WHERE o.consumer_name = c.consumer_name AND o.message_id = c.message_id AND %4$s
             RETURNING o.consumer_name, o.message_id, o.seq, o.source_topic, o.source_partition, o.source_offset,
-                      o.message_key, o.event_type, o.headers::text AS headers, o.payload, o.status, o.attempts,
+                      o.message_key, o.message_key_bytes, o.event_type, o.headers::text AS headers, o.payload,
+                      o.status, o.attempts,
                       o.version, o.lease_owner, o.lease_token, o.lease_until, o.created_at,
                       (c.previous_lease_until IS NOT NULL) AS lease_expired
             """.formatted(LIVE, CLAIMABLE, LeasedTableSql.BATCH_TOKEN, LeasedTableSql.ASYNC_CLAIM_COMMIT);
@@ -165,17 +173,101 @@ public final class InboxSql {
             """.formatted(LIVE);
 
     /**
+     * The columns an operator sees of an inbox row ({@code store.InboxEntry}), headers as JSON text; the value only
+     * by its size ({@code payload_size}, null when it was not stored), so a page of rows never carries payloads.
+     */
+    private static final String ENTRY_COLUMNS = """
+            consumer_name, message_id, seq, source_topic, source_partition, source_offset, message_key,
+            message_key_bytes, event_type, headers::text AS headers, octet_length(payload) AS payload_size, status,
+            attempts, visible_after, lease_owner, lease_token, lease_until, version, created_at, last_attempt_at,
+            completed_at, dead_lettered_at, last_error
+            """;
+
+    /**
      * A page of consumer {@code $1}'s dead letters after seq {@code $2}, in seq order, at most {@code $3}.
      * Index: {@code inbox_message_dead_letter_idx (consumer_name, seq)}, one range scan. A plain read.
      */
-    public static final String DEAD_LETTERS_PAGE = """
-            SELECT d.message_id, d.seq, d.source_topic, d.source_partition, d.source_offset, d.message_key,
-                   d.event_type, d.attempts, d.version, d.created_at, d.dead_lettered_at, d.last_error
+    public static final String DEAD_LETTERS_PAGE = "SELECT " + ENTRY_COLUMNS + """
               FROM inbox_message d
              WHERE d.consumer_name = $1 AND d.status = 'DEAD_LETTERED' AND d.seq > $2
              ORDER BY d.seq
              LIMIT $3
             """;
+
+    /**
+     * One row of consumer {@code $1} by message id {@code $2}, locked for an operator mutation in the caller's
+     * transaction. Index: the primary key. {@code FOR NO KEY UPDATE} waits for a concurrent writer (a handler's
+     * completion, a processor's transition, another operator) and then returns its committed version, so the caller
+     * decides on the current row; a claim ({@code SKIP LOCKED}) passes over the row meanwhile.
+     */
+    public static final String FIND_FOR_UPDATE = "SELECT " + ENTRY_COLUMNS + """
+              FROM inbox_message
+             WHERE consumer_name = $1 AND message_id = $2
+               FOR NO KEY UPDATE
+            """;
+
+    /**
+     * Operator replay of consumer {@code $1}'s message {@code $2} at version {@code $3}: back to {@code PENDING},
+     * visible now, attempts reset, lease and finish times cleared, version bumped; {@code last_error} is kept until
+     * the next failure, as the outbox's. Index: the primary key. Optimistic: the version guard is re-checked on the
+     * newest row version, so a lost race updates nothing (the caller reports a conflict, never retries). Finished
+     * rows only, and only those whose value was stored (V5): a row without one stays dead-lettered.
+     */
+    public static final String REPLAY = """
+            UPDATE inbox_message
+               SET status = 'PENDING', attempts = 0, visible_after = now(), lease_owner = NULL, lease_token = NULL,
+                   lease_until = NULL, completed_at = NULL, dead_lettered_at = NULL, version = version + 1
+             WHERE consumer_name = $1 AND message_id = $2 AND version = $3
+               AND status IN ('COMPLETED', 'DEAD_LETTERED') AND payload IS NOT NULL
+            RETURNING\s""" + ENTRY_COLUMNS;
+
+    /**
+     * Bulk replay of consumer {@code $1}'s dead letters by filter, audited per message, in one statement.
+     * Parameters: {@code $2} source topic (null: any), {@code $3} text key (null: any), {@code $4} text the last
+     * error contains (null: any), {@code $5} limit, {@code $6} actor. Rows whose value was not stored are skipped
+     * (never replayable). Returns the replayed message ids in seq order.
+     *
+     * <p>Index: {@code inbox_message_dead_letter_idx (consumer_name, seq)} where DEAD_LETTERED (V3), which holds
+     * only dead letters, so the filter scans few rows. Concurrency, as the outbox's ({@code
+     * OutboxSql.REPLAY_DEAD_LETTERS}): {@code FOR NO KEY UPDATE SKIP LOCKED} passes over rows another operator or a
+     * worker is changing; the UPDATE re-checks the status on the newest version (wrapped, {@code (...) IS TRUE}, so
+     * a generic plan finds each picked row by primary key instead of walking the dead-letter index); each replayed
+     * row gets its audit row ({@code queue} inbox, the consumer in {@code detail}) in the same statement, so a row
+     * is replayed and audited once or not at all.
+     */
+    public static final String REPLAY_DEAD_LETTERS = """
+            WITH picked AS MATERIALIZED (
+                SELECT d.consumer_name, d.message_id, d.seq, %1$s AS before_state
+                  FROM inbox_message d
+                 WHERE d.consumer_name = $1 AND d.status = 'DEAD_LETTERED'
+                   AND d.payload IS NOT NULL
+                   AND ($2::text IS NULL OR d.source_topic = $2)
+                   AND ($3::text IS NULL OR d.message_key = $3)
+                   AND ($4::text IS NULL OR strpos(d.last_error, $4) > 0)
+                 ORDER BY d.seq
+                 LIMIT $5
+                   FOR NO KEY UPDATE SKIP LOCKED
+            ),
+            upd AS (
+                UPDATE inbox_message t
+                   SET status = 'PENDING', attempts = 0, visible_after = now(), lease_owner = NULL,
+                       lease_token = NULL, lease_until = NULL, completed_at = NULL, dead_lettered_at = NULL,
+                       version = t.version + 1
+                  FROM picked p
+                 WHERE t.consumer_name = p.consumer_name AND t.message_id = p.message_id
+                   AND (t.status = 'DEAD_LETTERED') IS TRUE
+                RETURNING t.message_id, p.seq, p.before_state, %2$s AS after_state
+            ),
+            audited AS (
+                INSERT INTO dispatch_audit (actor, action, queue, message_id, detail, before_state, after_state)
+                SELECT $6, '%3$s', '%4$s', u.message_id, jsonb_build_object('bulk', true, 'consumer', $1::text),
+                       u.before_state, u.after_state
+                  FROM upd u
+                RETURNING message_id
+            )
+            SELECT u.message_id FROM upd u ORDER BY u.seq
+            """.formatted(AuditSql.ROW_STATE.formatted("d"), AuditSql.ROW_STATE.formatted("t"),
+            AuditSql.Action.REPLAY.sql(), AuditSql.QUEUE_INBOX);
 
     /**
      * Backlog of consumer {@code $1} by status and the age of its oldest live row, for the depth gauges. Index:

@@ -452,12 +452,8 @@ public final class OutboxSql {
              WHERE id = $1::uuid AND version = $2 AND status IN ('PENDING', 'RETRY_SCHEDULED')
             """ + "RETURNING " + ENTRY_COLUMNS;
 
-    /** Row state as audit JSON (no payload); {@code %s} is the row alias. */
-    private static final String AUDIT_STATE = """
-            jsonb_build_object('status', %1$s.status, 'version', %1$s.version, 'attempts', %1$s.attempts,
-                               'visible_after', %1$s.visible_after, 'lease_owner', %1$s.lease_owner,
-                               'lease_token', %1$s.lease_token, 'lease_until', %1$s.lease_until,
-                               'last_error', %1$s.last_error)""";
+    /** Row state as audit JSON (no payload); {@code %s} is the row alias ({@link AuditSql#ROW_STATE}). */
+    private static final String AUDIT_STATE = AuditSql.ROW_STATE;
 
     /**
      * Bulk replay of dead letters by filter, audited per message, in one statement. Parameters: {@code $1} topic

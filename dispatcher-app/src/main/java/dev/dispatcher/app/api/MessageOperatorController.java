@@ -88,24 +88,9 @@ final class MessageOperatorController {
     }
 
     /** The response of a mutation, or the problem that says why it was not made. */
-    static ResponseEntity<MessageView> respond(UUID id, OperatorMutation result) {
-        return switch (result) {
-            case OperatorMutation.Done done -> ResponseEntity.ok().eTag(MessageView.etag(done.after()))
-                    .body(MessageView.of(done.after(), false));
-            case OperatorMutation.NotFound notFound -> throw ApiProblem.notFound("no outbox message with id " + id);
-            case OperatorMutation.VersionMismatch mismatch -> throw current(ApiProblem.conflict("version-mismatch",
-                    "message " + id + " is at version " + mismatch.current().version() + ", not "
-                            + mismatch.expected() + " (If-Match); read it again"), mismatch.current());
-            case OperatorMutation.IllegalMove illegal -> throw current(ApiProblem.conflict("illegal-transition",
-                    "message " + id + " is " + illegal.current().status() + ": an operator cannot move it to "
-                            + illegal.target()), illegal.current());
-            case OperatorMutation.ConcurrencyConflict conflict -> throw current(ApiProblem.conflict(
-                    "concurrency-conflict", "message " + id + " changed while this request ran"), conflict.current());
-        };
-    }
-
-    private static ApiProblem current(ApiProblem problem, OutboxEntry current) {
-        return problem.with("current", MessageView.of(current, false));
+    static ResponseEntity<MessageView> respond(UUID id, OperatorMutation<OutboxEntry> result) {
+        return MutationResults.respond(result, "message " + id, "no outbox message with id " + id,
+                entry -> MessageView.of(entry, false), OutboxEntry::version);
     }
 
     // ---- parameters

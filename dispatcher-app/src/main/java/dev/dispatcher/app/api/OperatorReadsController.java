@@ -16,14 +16,14 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
-import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
  * Read endpoints the operator console needs beyond single messages and stats (OPERATOR, like every {@code /v1}
  * read): a message's audit rows, this instance's recent rates and breaker state, and the inbox consumers with
- * their backlog and dead letters. Every answer is bounded (a limit, a cursor, or the configured consumers).
+ * their backlog and dead-letter counts (a consumer's dead letters: {@link InboxOperatorController}). Every answer is
+ * bounded (a limit, a cursor, or the configured consumers).
  */
 @RestController
 final class OperatorReadsController {
@@ -117,18 +117,5 @@ final class OperatorReadsController {
                                 b.oldestAge().toMillis());
                     }).toList());
                 });
-    }
-
-    @GetMapping("/v1/inbox/consumers/{name}/dead-letters")
-    Mono<Page<InboxReads.DeadLetter>> inboxDeadLetters(@PathVariable String name,
-            @RequestParam(required = false) String limit, @RequestParam(required = false) String cursor) {
-        if (properties.inbox().consumers().stream().noneMatch(c -> c.name().equals(name))) {
-            throw ApiProblem.notFound("no inbox consumer named " + name);
-        }
-        int parsedLimit = limit == null ? MessageOperatorController.DEFAULT_LIST_LIMIT
-                : MessageOperatorController.intParam("limit", limit, 1, MessageOperatorController.MAX_LIST_LIMIT);
-        long after = cursor == null ? 0 : MessageOperatorController.decodeCursor(cursor);
-        return inbox.deadLetters(name, after, parsedLimit).map(page -> new Page<>(page.items(),
-                page.nextAfterSeq() == null ? null : MessageOperatorController.encodeCursor(page.nextAfterSeq())));
     }
 }

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@code dispatcher.inbox.*}: Kafka consumers whose records are stored, deduplicated and handed to a handler.
@@ -69,10 +70,13 @@ public record InboxProperties(List<Consumer> consumers) {
      * @param claimLinger least time between two claims unless the earlier came back full
      * @param retry backoff and attempt limit of failed handlers; each absent value falls back to
      *     {@code dispatcher.retry.*}
+     * @param maxPayloadSize the longest record value stored; a longer record is stored dead-lettered without its
+     *     value (a poison record), so its partition moves on
      */
     public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,
             int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
-            long maxBacklog, Duration pollInterval, Duration claimLinger, RetryProperties.Overrides retry) {
+            long maxBacklog, Duration pollInterval, Duration claimLinger, RetryProperties.Overrides retry,
+            DataSize maxPayloadSize) {
 
         /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
         public static final String WEBHOOK_HANDLER = "webhook";
@@ -89,12 +93,17 @@ public record InboxProperties(List<Consumer> consumers) {
         public static final long DEFAULT_MAX_BACKLOG = 10_000;
         public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
         public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+        /** As ingest's default: Kafka's default {@code message.max.bytes} admits no longer value. */
+        public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
+        /** A value is stored in one {@code bytea} and sent base64 in the batch insert. */
+        public static final DataSize MAX_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(256);
 
         public Consumer {
             topics = topics == null ? List.of() : List.copyOf(topics);
             groupId = groupId == null ? "dispatcher-" + name : groupId;
             handler = handler == null && webhook != null ? WEBHOOK_HANDLER : handler;
             retry = retry == null ? RetryProperties.Overrides.NONE : retry;
+            maxPayloadSize = maxPayloadSize == null ? DEFAULT_MAX_PAYLOAD_SIZE : maxPayloadSize;
         }
 
         /** The binding constructor: an absent value takes its default. */
@@ -103,7 +112,8 @@ public record InboxProperties(List<Consumer> consumers) {
                 @Nullable String handler, @Nullable Webhook webhook, @Nullable Integer batchSize,
                 @Nullable Integer concurrency, @Nullable Integer maxInFlightBatches, @Nullable Duration leaseDuration,
                 @Nullable Duration handlerTimeout, @Nullable Long maxBacklog, @Nullable Duration pollInterval,
-                @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry) {
+                @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry,
+                @Nullable DataSize maxPayloadSize) {
             this(name, topics, groupId, handler, webhook,
                     orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                     orDefault(concurrency, DEFAULT_CONCURRENCY).intValue(),
@@ -113,14 +123,15 @@ public record InboxProperties(List<Consumer> consumers) {
                     orDefault(maxBacklog, DEFAULT_MAX_BACKLOG).longValue(),
                     orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
                     orDefault(claimLinger, DEFAULT_CLAIM_LINGER),
-                    retry);
+                    retry,
+                    maxPayloadSize);
         }
 
         /** A consumer of {@code topics} with every tuning default. */
         public static Consumer of(String name, List<String> topics, @Nullable String groupId, @Nullable String handler,
                 @Nullable Webhook webhook) {
             return new Consumer(name, topics, groupId, handler, webhook, null, null, null, null, null, null, null,
-                    null, null);
+                    null, null, null);
         }
 
         void validate(String path) {
@@ -154,6 +165,10 @@ public record InboxProperties(List<Consumer> consumers) {
             requireBetween(path + ".max-backlog", maxBacklog, 1, 100_000_000);
             requireBetween(path + ".poll-interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(10));
             requireBetween(path + ".claim-linger", claimLinger, Duration.ZERO, Duration.ofSeconds(1));
+            if (maxPayloadSize.toBytes() < 1 || maxPayloadSize.compareTo(MAX_MAX_PAYLOAD_SIZE) > 0) {
+                throw invalid(path + ".max-payload-size", "must be between 1B and 256MB",
+                        maxPayloadSize);
+            }
         }
     }
 

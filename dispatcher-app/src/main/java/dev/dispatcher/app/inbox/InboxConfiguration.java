@@ -6,6 +6,7 @@ import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.app.store.InboxReads;
 import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Queue;
@@ -25,7 +26,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * Wires the inbox from {@code dispatcher.inbox.consumers[i]}: a Kafka receiver, an intake and a handler loop per
  * consumer with that consumer's settings, the handler named by {@code handler} (a Spring bean implementing
  * {@link InboxHandler}, or the built-in {@code webhook}), retention after
- * {@code dispatcher.retention.inbox-completed}, and depth gauges. Consumer settings come from Boot's
+ * {@code dispatcher.retention.inbox-completed} and {@code inbox-dead-lettered}, and depth gauges. Consumer settings come from Boot's
  * {@code spring.kafka.consumer.*}; group id, deserializers and manual commits are forced.
  */
 @Configuration(proxyBeanMethods = false)
@@ -49,6 +50,11 @@ public class InboxConfiguration {
     }
 
     @Bean
+    InboxOperatorStore inboxOperatorStore(ConnectionFactory connectionFactory) {
+        return InboxOperatorStore.r2dbc(connectionFactory);
+    }
+
+    @Bean
     InboxLifecycle inboxLifecycle(InboxStore store, ObjectProvider<InboxHandler> handlerBeans,
             DispatcherMetrics metrics, KafkaProperties kafka, DispatcherProperties properties,
             MessageTracing tracing) {
@@ -63,7 +69,7 @@ public class InboxConfiguration {
             consumers.add(new InboxConsumer(receiver, store, handler, settings(properties, i), metrics));
         }
         Retention retention = Retention.inbox(consumers.stream().map(InboxConsumer::rows).toList(),
-                properties.retention().inboxCompleted());
+                properties.retention().inboxCompleted(), properties.retention().inboxDeadLettered());
         return new InboxLifecycle(consumers, retention, RETENTION_EVERY, metrics.queueGauges(Queue.INBOX),
                 GAUGES_EVERY);
     }
@@ -73,7 +79,8 @@ public class InboxConfiguration {
         InboxProperties.Consumer c = properties.inbox().consumers().get(index);
         return new InboxSettings(c.name(), properties.workerId(), c.batchSize(), c.concurrency(),
                 c.maxInFlightBatches(), c.leaseDuration(), c.pollInterval(), c.claimLinger(),
-                properties.consumerRetryPolicy(index), c.maxBacklog(), c.handlerTimeout(), DRAIN_TIMEOUT);
+                properties.consumerRetryPolicy(index), c.maxBacklog(), c.handlerTimeout(), DRAIN_TIMEOUT,
+                c.maxPayloadSize().toBytes());
     }
 
     /** Handler beans by name; names are unique and {@code webhook} is reserved for the built-in handler. */

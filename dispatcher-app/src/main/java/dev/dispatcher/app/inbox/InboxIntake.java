@@ -5,13 +5,15 @@ import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.kafka.RecordReceiver.ReceivedBatch;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.Result;
-import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.InboxRecord;
 import dev.dispatcher.app.store.InboxStore;
+import dev.dispatcher.domain.MessageId;
 import dev.dispatcher.domain.Queue;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,14 +22,19 @@ import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 /**
- * Takes one consumer's Kafka records into the inbox: each polled batch is stored with one {@code INSERT ... ON
- * CONFLICT DO NOTHING} statement, and only then are its offsets committed. Records whose id was already stored
- * are counted as {@code dispatcher.messages{queue=inbox,result=duplicate}}.
+ * Takes one consumer's Kafka records into the inbox: each record of a polled batch gets its verdict
+ * ({@link IntakeCheck}: stored as received, stored with its key as bytes, or stored dead-lettered as poison), the
+ * batch is stored ({@link IntakeWriter}: one {@code INSERT ... ON CONFLICT DO NOTHING} statement, record by record
+ * if the database refuses a value), and only then are its offsets committed. So no record stops its partition: a
+ * record that cannot be stored as received is stored {@code DEAD_LETTERED} with its position, raw key and reason,
+ * counted as {@code dispatcher.inbox.poison{consumer}} and logged as a warning, and the partition moves on.
+ * Records whose id was already stored are counted as {@code dispatcher.messages{queue=inbox,result=duplicate}}.
  *
  * <p>Backpressure: before storing a batch, intake checks the consumer's live backlog; while it is at
  * {@code maxBacklog} or more, intake waits (re-checking every poll interval) and requests nothing, so the receiver
- * pauses its partitions. A failed insert is retried with backoff; if the receiver fails, it is subscribed again
- * (a fresh consumer), and records whose offsets were not committed arrive again and are recognised as duplicates.
+ * pauses its partitions. A transiently failed insert is retried with backoff; if storing fails otherwise, or the
+ * receiver fails, it is subscribed again (a fresh consumer), and records whose offsets were not committed arrive
+ * again and are recognised as duplicates.
  */
 public final class InboxIntake {
 
@@ -35,6 +42,7 @@ public final class InboxIntake {
 
     private final RecordReceiver receiver;
     private final InboxStore store;
+    private final IntakeWriter writer;
     private final InboxSettings settings;
     private final DispatcherMetrics metrics;
     private final Runnable onStored;
@@ -47,6 +55,7 @@ public final class InboxIntake {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.writer = new IntakeWriter(store, settings.consumer());
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.onStored = Objects.requireNonNull(onStored, "onStored");
     }
@@ -56,6 +65,7 @@ public final class InboxIntake {
         if (running != null) {
             return;
         }
+        metrics.inboxPoison(settings.consumer(), 0); // the series exists before the first poison record
         running = receiver.receive()
                 .concatMap(this::take, 0)
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30))
@@ -80,19 +90,32 @@ public final class InboxIntake {
 
     private Mono<Void> take(ReceivedBatch batch) {
         return awaitRoom()
-                .then(Mono.defer(() -> store.store(settings.consumer(), records(batch.records())))
-                        .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100))
-                                .maxBackoff(Duration.ofSeconds(5))
-                                .filter(DatabaseFailures::isRetryable)
-                                .doBeforeRetry(s -> log.warn("inbox {}: storing {} records failed ({}); retrying",
-                                        settings.consumer(), batch.records().size(), s.failure().toString()))))
-                .flatMap(inserted -> {
-                    metrics.messages(Queue.INBOX, Result.DUPLICATE, batch.records().size() - inserted.size());
-                    if (!inserted.isEmpty()) {
+                .then(Mono.defer(() -> writer.write(rows(batch.records()))))
+                .flatMap(stored -> {
+                    metrics.messages(Queue.INBOX, Result.DUPLICATE, stored.rows().size() - stored.inserted().size());
+                    countPoison(stored);
+                    if (!stored.inserted().isEmpty()) {
                         onStored.run();
                     }
                     return batch.commit();
                 });
+    }
+
+    /** The rows of a batch, each as its verdict says. */
+    private List<InboxRecord> rows(List<ReceivedRecord> received) {
+        return received.stream().map(r -> IntakeCheck.check(r, settings.maxPayloadBytes()).row()).toList();
+    }
+
+    /** Counts and logs each poison row this batch inserted (a redelivered one was counted when first stored). */
+    private void countPoison(IntakeWriter.Stored stored) {
+        Set<MessageId> inserted = new HashSet<>(stored.inserted());
+        for (InboxRecord row : stored.rows()) {
+            if (row.deadLettered() && inserted.remove(row.id())) {
+                metrics.inboxPoison(settings.consumer(), 1);
+                log.warn("inbox {}: poison record {}/{}@{} (message {}) stored DEAD_LETTERED: {}", settings.consumer(),
+                        row.topic(), row.partition(), row.offset(), row.id(), row.deadLetterReason());
+            }
+        }
     }
 
     /** Completes once the consumer's backlog is under the bound. */
@@ -114,10 +137,5 @@ public final class InboxIntake {
                 })
                 .repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats)
                 .then();
-    }
-
-    private static List<InboxRecord> records(List<ReceivedRecord> received) {
-        return received.stream().map(r -> new InboxRecord(r.messageId(), r.topic(), r.partition(), r.offset(),
-                r.key(), r.eventType(), r.headers(), r.payload())).toList();
     }
 }

@@ -3,6 +3,7 @@ package dev.dispatcher.app.inbox;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.domain.MessageHeaders;
 import dev.dispatcher.domain.MessageId;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -16,7 +17,9 @@ import java.util.Objects;
  * @param topic source topic
  * @param partition source partition
  * @param offset source offset
- * @param key record key, may be null
+ * @param key the record key when it is text (UTF-8 without NUL), else null
+ * @param keyBytes the record key's bytes when it is not text (an Avro key in Confluent's wire format, say), else
+ *     null; {@link #rawKey()} gives the key as received in either case
  * @param eventType the {@code event-type} header, may be null
  * @param headers the record's headers (UTF-8 text)
  * @param payload record value
@@ -30,6 +33,7 @@ public record InboxMessage(
         int partition,
         long offset,
         String key,
+        byte[] keyBytes,
         String eventType,
         Map<String, String> headers,
         byte[] payload,
@@ -46,7 +50,13 @@ public record InboxMessage(
     /** The message of a claimed row. */
     static InboxMessage of(ClaimedInboxMessage row) {
         return new InboxMessage(row.consumer(), row.leased().id(), row.topic(), row.partition(), row.offset(),
-                row.key(), row.eventType(), row.headers(), row.payload(), row.leased().attempts(), row.receivedAt());
+                row.key(), row.keyBytes(), row.eventType(), row.headers(), row.payload(), row.leased().attempts(),
+                row.receivedAt());
+    }
+
+    /** The key as received (a text key's UTF-8 bytes), or null for a record without a key. */
+    public byte[] rawKey() {
+        return keyBytes != null ? keyBytes.clone() : key == null ? null : key.getBytes(StandardCharsets.UTF_8);
     }
 
     /** The {@code content-type} header, else {@code application/json}. */

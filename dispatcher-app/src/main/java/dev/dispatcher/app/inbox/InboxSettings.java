@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param maxBacklog live rows of this consumer at which intake pauses until the handlers catch up
  * @param handlerTimeout how long one handler invocation may run before it counts as a transient failure
  * @param drainTimeout how long shutdown waits for in-flight messages
+ * @param maxPayloadBytes the longest value stored; a longer one is stored dead-lettered without it (poison)
  */
 public record InboxSettings(
         String consumer,
@@ -35,12 +36,16 @@ public record InboxSettings(
         RetryPolicy retryPolicy,
         long maxBacklog,
         Duration handlerTimeout,
-        Duration drainTimeout) {
+        Duration drainTimeout,
+        long maxPayloadBytes) {
 
     public InboxSettings {
         Objects.requireNonNull(consumer, "consumer");
         Objects.requireNonNull(workerId, "workerId");
         Objects.requireNonNull(handlerTimeout, "handlerTimeout");
+        if (maxPayloadBytes < 1) {
+            throw new IllegalArgumentException("maxPayloadBytes must be positive, but was " + maxPayloadBytes);
+        }
     }
 
     /** The claim loop's knobs. */

@@ -5,6 +5,7 @@ import dev.dispatcher.domain.FailureKind;
 import dev.dispatcher.domain.MessageHeaders;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import org.springframework.http.HttpStatusCode;
@@ -19,8 +20,10 @@ import reactor.netty.resources.ConnectionProvider;
 
 /**
  * The built-in {@code webhook} handler: POSTs each message's payload to the consumer's URL with
- * {@code Idempotency-Key: <message id>}, its content type, {@code Event-Type} and {@code traceparent}: the inbox
- * handling span's when tracing is on ({@link MessageTracing#HANDLING_TRACEPARENT}), else the record's, if any.
+ * {@code Idempotency-Key: <message id>}, its content type, {@code Event-Type}, {@code Message-Key-Base64} (the
+ * record key's bytes as received, base64: lossless for text and binary keys alike, which an HTTP header could not
+ * carry as they are) and {@code traceparent}: the inbox handling span's when tracing is on
+ * ({@link MessageTracing#HANDLING_TRACEPARENT}), else the record's, if any.
  *
  * <p>2xx completes the message. 408, 429 and 5xx, time-outs ({@code webhook.timeout}) and connection errors are
  * transient (retried with backoff, dead-lettered at the attempt limit); every other status (other 4xx, and 1xx/3xx,
@@ -32,6 +35,7 @@ final class WebhookHandler implements InboxHandler {
 
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final String EVENT_TYPE = "Event-Type";
+    static final String MESSAGE_KEY_BASE64 = "Message-Key-Base64";
 
     private final WebClient client;
     private final URI url;
@@ -77,6 +81,10 @@ final class WebhookHandler implements InboxHandler {
                             h.set(IDEMPOTENCY_KEY, message.id().value());
                             if (message.eventType() != null) {
                                 h.set(EVENT_TYPE, message.eventType());
+                            }
+                            byte[] key = message.rawKey();
+                            if (key != null) {
+                                h.set(MESSAGE_KEY_BASE64, Base64.getEncoder().encodeToString(key));
                             }
                             // the handling span's when traced, else the one the record came with
                             String traceparent = reactorContext.getOrDefault(MessageTracing.HANDLING_TRACEPARENT,

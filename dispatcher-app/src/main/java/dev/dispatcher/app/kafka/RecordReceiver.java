@@ -23,7 +23,7 @@ public interface RecordReceiver {
 
     /**
      * A receiver on reactor-kafka for {@code topics} in consumer group {@code groupId}; the group id, manual
-     * commits and the deserializers are forced, {@code auto.offset.reset} defaults to {@code earliest}.
+     * commits and the byte-array deserializers are forced, {@code auto.offset.reset} defaults to {@code earliest}.
      *
      * @param consumerProperties kafka-clients consumer settings (Boot's {@code spring.kafka.consumer.*})
      */

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  *       (seconds)</li>
  *   <li>timers {@code dispatcher.publish.latency} and {@code dispatcher.commit.to.publish}</li>
  *   <li>{@code dispatcher.lease.expirations{queue}}</li>
+ *   <li>{@code dispatcher.inbox.poison{consumer}}: records the inbox stored dead-lettered because they could not be
+ *       stored as received</li>
  * </ul>
  * Thread-safe.
  */
@@ -176,6 +178,19 @@ public final class DispatcherMetrics {
                     .register(registry)
                     .increment(count);
         }
+    }
+
+    /**
+     * Counts {@code count} poison records of inbox consumer {@code consumer}. Called with 0 when the consumer starts,
+     * so the series exists from then on: Prometheus' {@code increase()} cannot see the first increment of a series
+     * that appears already at 1, and an alert on it would miss the first poison record.
+     */
+    public void inboxPoison(String consumer, long count) {
+        Counter.builder("dispatcher.inbox.poison")
+                .description("Inbox records stored dead-lettered because they could not be stored as received")
+                .tag("consumer", consumer)
+                .register(registry)
+                .increment(count);
     }
 
     public void publishLatency(Duration latency) {

@@ -7,13 +7,14 @@ import dev.dispatcher.domain.MessageStatus;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Deletes delivered and dead-lettered outbox rows and audit rows past their retention, in bounded batches (each
+ * Deletes finished outbox and inbox rows and audit rows past their retention, in bounded batches (each
  * pass deletes at most {@value #BATCH} rows per statement, repeating until a pass deletes fewer), so tables stay
  * bounded without long-held locks.
  */
@@ -47,10 +48,16 @@ public final class Retention {
                 () -> auditTrail.purgeOlderThan(audit, BATCH)));
     }
 
-    /** An inbox's retention: each consumer's completed rows past the deduplication window. */
-    public static Retention inbox(List<? extends LeasedQueue<?>> consumers, Duration completed) {
-        return new Retention("completed inbox", consumers.stream()
-                .<Supplier<Mono<Long>>>map(c -> () -> c.purgeFinished(MessageStatus.COMPLETED, completed, BATCH))
+    /**
+     * An inbox's retention: each consumer's completed rows past the deduplication window, and its dead letters
+     * (poison records included) past {@code deadLettered}.
+     */
+    public static Retention inbox(List<? extends LeasedQueue<?>> consumers, Duration completed,
+            Duration deadLettered) {
+        return new Retention("finished inbox", consumers.stream()
+                .<Supplier<Mono<Long>>>flatMap(c -> Stream.of(
+                        () -> c.purgeFinished(MessageStatus.COMPLETED, completed, BATCH),
+                        () -> c.purgeFinished(MessageStatus.DEAD_LETTERED, deadLettered, BATCH)))
                 .toList());
     }
 

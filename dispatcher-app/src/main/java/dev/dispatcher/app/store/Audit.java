@@ -16,10 +16,13 @@ final class Audit {
     private Audit() {
     }
 
-    static Mono<Void> insert(Connection tx, String actor, AuditSql.Action action, String messageId,
+    /**
+     * @param queue {@link AuditSql#QUEUE_OUTBOX} or {@link AuditSql#QUEUE_INBOX}
+     */
+    static Mono<Void> insert(Connection tx, String actor, AuditSql.Action action, String queue, String messageId,
             Map<String, Object> detail, Map<String, Object> before, Map<String, Object> after) {
         Statement s = tx.createStatement(AuditSql.INSERT).bind("$1", actor).bind("$2", action.sql())
-                .bind("$3", "outbox");
+                .bind("$3", queue);
         Binds.nullable(s, "$4", messageId);
         s.bind("$5", JSON.writeValueAsString(detail))
                 .bind("$6", JSON.writeValueAsString(before))

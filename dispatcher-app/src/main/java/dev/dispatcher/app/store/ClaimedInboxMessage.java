@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param topic source topic
  * @param partition source partition
  * @param offset source offset
+ * @param keyBytes the raw bytes of a key that is not text (then {@link #key()} is null), else null
  * @param eventType the {@code event-type} header, may be null
  * @param headers the record's headers
  * @param payload record value
@@ -20,7 +21,8 @@ import java.util.Objects;
  * @param leaseExpired whether this claim took over a lease that had run out
  */
 public record ClaimedInboxMessage(LeasedMessage leased, String consumer, String topic, int partition, long offset,
-        String eventType, Map<String, String> headers, byte[] payload, Instant receivedAt, boolean leaseExpired)
+        byte[] keyBytes, String eventType, Map<String, String> headers, byte[] payload, Instant receivedAt,
+        boolean leaseExpired)
         implements Claimed {
 
     public ClaimedInboxMessage {
@@ -30,7 +32,7 @@ public record ClaimedInboxMessage(LeasedMessage leased, String consumer, String 
         headers = Map.copyOf(headers);
     }
 
-    /** The record key, or null. */
+    /** The text key, or null (no key, or a key that is not text: {@link #keyBytes()}). */
     public String key() {
         return leased.key();
     }

@@ -43,7 +43,8 @@ public final class ControlStore {
                                 .bind("$1", ControlSql.RELAY_PAUSED).bind("$2", paused).bind("$3", actor).execute())
                         .flatMap(r -> r.map(row -> 1))
                         .then(Audit.insert(tx, actor,
-                                paused ? AuditSql.Action.RELAY_PAUSE : AuditSql.Action.RELAY_RESUME, null, Map.of(),
+                                paused ? AuditSql.Action.RELAY_PAUSE : AuditSql.Action.RELAY_RESUME,
+                                AuditSql.QUEUE_OUTBOX, null, Map.of(),
                                 Map.of(ControlSql.RELAY_PAUSED, previous), Map.of(ControlSql.RELAY_PAUSED, paused)))
                         .thenReturn(previous)));
     }

@@ -77,6 +77,28 @@ public final class DatabaseFailures {
         return classify(error) != Kind.PERMANENT;
     }
 
+    /**
+     * Whether {@code error} is the database refusing the values of a write (a {@link Kind#PERMANENT} error of SQLSTATE
+     * class 22 data exception, 23 integrity constraint violation, or 54 program limit exceeded): the same statement
+     * with other values may succeed. Intake uses it to find, record by record, what the database refuses; a lost
+     * connection, a timeout or a syntax error is never one.
+     */
+    public static boolean isRecordData(Throwable error) {
+        String state = sqlState(error);
+        return state != null && (state.startsWith("22") || state.startsWith("23") || state.startsWith("54"));
+    }
+
+    /** The SQLSTATE of the driver's exception in {@code error} (itself or a cause), or null. */
+    public static String sqlState(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (e instanceof R2dbcException r2dbc) {
+                String state = r2dbc.getSqlState();
+                return state != null && state.length() == 5 ? state : null;
+            }
+        }
+        return null;
+    }
+
     static Kind bySqlState(String state) {
         return switch (state) {
             case "57014", "55P03" -> Kind.TIMEOUT;

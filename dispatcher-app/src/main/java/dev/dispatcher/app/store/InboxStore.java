@@ -20,8 +20,10 @@ import reactor.core.publisher.Mono;
 public interface InboxStore {
 
     /**
-     * Stores {@code records} for {@code consumer} in one statement, skipping ids already stored. Emits the ids this
-     * call inserted; every other input record is a duplicate.
+     * Stores {@code records} for {@code consumer} in one statement, skipping ids already stored; a record with a
+     * {@linkplain InboxRecord#deadLetterReason() dead-letter reason} is stored {@code DEAD_LETTERED} with it. Emits
+     * the ids this call inserted; every other input record is a duplicate. One value the database refuses fails the
+     * whole statement, and nothing of it is written.
      */
     Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records);
 

@@ -1,16 +1,13 @@
 package dev.dispatcher.app.store;
 
 import dev.dispatcher.domain.MessageStatus;
-import dev.dispatcher.domain.StatusTransition;
 import dev.dispatcher.sql.AuditSql;
 import dev.dispatcher.sql.OutboxSql;
-import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -18,10 +15,9 @@ import reactor.core.publisher.Mono;
  * Operator reads and mutations of the outbox. Every mutation runs in one transaction with its {@code dispatch_audit}
  * row, so it is applied and audited together or not at all.
  *
- * <p>Single-message mutations are optimistic on {@code version}: the row is locked and read, the caller's version
- * and the domain's {@link StatusTransition} rules are checked, and the {@code UPDATE} is guarded by the version
- * again. The result is a sealed {@link OperatorMutation} (the API maps each to a response or a problem); a lost race
- * is a {@link OperatorMutation.ConcurrencyConflict}, never retried here.
+ * <p>Single-message mutations are optimistic on {@code version} ({@link OptimisticMutation}, the template the
+ * inbox's shares). The result is a sealed {@link OperatorMutation} (the API maps each to a response or a problem);
+ * a lost race is a {@link OperatorMutation.ConcurrencyConflict}, never retried here.
  */
 public final class OperatorStore {
 
@@ -72,40 +68,23 @@ public final class OperatorStore {
     }
 
     /** Replays a finished message: back to PENDING, attempts 0, visible now. */
-    public Mono<OperatorMutation> replay(UUID id, long expectedVersion, String actor) {
-        return mutate(id, expectedVersion, actor, MessageStatus.PENDING, AuditSql.Action.REPLAY,
-                c -> c.createStatement(OutboxSql.REPLAY).bind("$1", id).bind("$2", expectedVersion), Map.of());
+    public Mono<OperatorMutation<OutboxEntry>> replay(UUID id, long expectedVersion, String actor) {
+        return row(id).apply(connections, expectedVersion, MessageStatus.PENDING,
+                c -> c.createStatement(OutboxSql.REPLAY).bind("$1", id).bind("$2", expectedVersion), actor,
+                AuditSql.Action.REPLAY, Map.of());
     }
 
     /** Dead-letters a live message by hand; a relay holding its lease loses it. */
-    public Mono<OperatorMutation> deadLetter(UUID id, long expectedVersion, String actor, String reason) {
-        return mutate(id, expectedVersion, actor, MessageStatus.DEAD_LETTERED, AuditSql.Action.DEAD_LETTER,
+    public Mono<OperatorMutation<OutboxEntry>> deadLetter(UUID id, long expectedVersion, String actor,
+            String reason) {
+        return row(id).apply(connections, expectedVersion, MessageStatus.DEAD_LETTERED,
                 c -> c.createStatement(OutboxSql.MANUAL_DEAD_LETTER).bind("$1", id).bind("$2", expectedVersion)
-                        .bind("$3", reason), Map.of("reason", reason));
+                        .bind("$3", reason), actor, AuditSql.Action.DEAD_LETTER, Map.of("reason", reason));
     }
 
-    private Mono<OperatorMutation> mutate(UUID id, long expectedVersion, String actor, MessageStatus target,
-            AuditSql.Action action, Function<Connection, Statement> update, Map<String, Object> detail) {
-        return Connections.inTransaction(connections, tx -> Flux.from(tx.createStatement(OutboxSql.FIND_FOR_UPDATE)
-                        .bind("$1", id).execute())
-                .flatMap(r -> r.map(OutboxEntry::of))
-                .next()
-                .flatMap(before -> {
-                    if (before.version() != expectedVersion) {
-                        return Mono.just(new OperatorMutation.VersionMismatch(before, expectedVersion));
-                    }
-                    if (StatusTransition.find(before.status(), target, StatusTransition.Actor.OPERATOR).isEmpty()) {
-                        return Mono.just(new OperatorMutation.IllegalMove(before, target));
-                    }
-                    return Flux.from(update.apply(tx).execute())
-                            .flatMap(r -> r.map(OutboxEntry::of))
-                            .next()
-                            .flatMap(after -> Audit.insert(tx, actor, action, id.toString(), detail,
-                                            before.auditState(), after.auditState())
-                                    .thenReturn((OperatorMutation) new OperatorMutation.Done(after)))
-                            .defaultIfEmpty(new OperatorMutation.ConcurrencyConflict(before));
-                })
-                .defaultIfEmpty(new OperatorMutation.NotFound()));
+    private static OptimisticMutation<OutboxEntry> row(UUID id) {
+        return new OptimisticMutation<>(c -> c.createStatement(OutboxSql.FIND_FOR_UPDATE).bind("$1", id),
+                OutboxEntry::of, AuditSql.QUEUE_OUTBOX, id.toString(), Map.of());
     }
 
     /** Replays up to {@code limit} dead letters matching the filter; returns their ids in seq order. */

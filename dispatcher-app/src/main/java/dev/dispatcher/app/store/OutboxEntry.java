@@ -3,7 +3,6 @@ package dev.dispatcher.app.store;
 import dev.dispatcher.domain.MessageStatus;
 import io.r2dbc.spi.Readable;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
@@ -14,7 +13,8 @@ import java.util.UUID;
 public record OutboxEntry(UUID id, long seq, String topic, String key, String type, byte[] payload,
         String contentType, String headersJson, String correlationId, String causationId, MessageStatus status,
         int attempts, Instant visibleAfter, String leaseOwner, UUID leaseToken, Instant leaseUntil, long version,
-        Instant createdAt, Instant lastAttemptAt, Instant deliveredAt, Instant deadLetteredAt, String lastError) {
+        Instant createdAt, Instant lastAttemptAt, Instant deliveredAt, Instant deadLetteredAt, String lastError)
+        implements OperatorRow {
 
     static OutboxEntry of(Readable row) {
         return new OutboxEntry(row.get("id", UUID.class), row.get("seq", Long.class), row.get("topic", String.class),
@@ -30,21 +30,9 @@ public record OutboxEntry(UUID id, long seq, String topic, String key, String ty
                 row.get("last_error", String.class));
     }
 
-    /** The state an audit row records (no payload). */
-    Map<String, Object> auditState() {
-        Map<String, Object> state = new LinkedHashMap<>();
-        state.put("status", status.name());
-        state.put("version", version);
-        state.put("attempts", attempts);
-        state.put("visible_after", text(visibleAfter));
-        state.put("lease_owner", leaseOwner);
-        state.put("lease_token", leaseToken == null ? null : leaseToken.toString());
-        state.put("lease_until", text(leaseUntil));
-        state.put("last_error", lastError);
-        return state;
-    }
-
-    private static String text(Instant instant) {
-        return instant == null ? null : instant.toString();
+    @Override
+    public Map<String, Object> auditState() {
+        return OperatorRow.state(status, version, attempts, visibleAfter, leaseOwner, leaseToken, leaseUntil,
+                lastError);
     }
 }

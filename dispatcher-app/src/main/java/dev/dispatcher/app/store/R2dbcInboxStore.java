@@ -61,6 +61,8 @@ final class R2dbcInboxStore implements InboxStore {
             String[] types = new String[n];
             String[] headers = new String[n];
             String[] payloads = new String[n];
+            String[] keyBytes = new String[n];
+            String[] reasons = new String[n];
             Base64.Encoder base64 = Base64.getEncoder();
             for (int i = 0; i < n; i++) {
                 InboxRecord r = records.get(i);
@@ -71,12 +73,14 @@ final class R2dbcInboxStore implements InboxStore {
                 keys[i] = r.key();
                 types[i] = r.eventType();
                 headers[i] = StoredHeaders.format(r.headers());
-                payloads[i] = base64.encodeToString(r.payload());
+                payloads[i] = r.payload() == null ? null : base64.encodeToString(r.payload());
+                keyBytes[i] = r.keyBytes() == null ? null : base64.encodeToString(r.keyBytes());
+                reasons[i] = r.deadLetterReason();
             }
             return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.INSERT)
                             .bind("$1", consumer).bind("$2", ids).bind("$3", topics).bind("$4", partitions)
                             .bind("$5", offsets).bind("$6", keys).bind("$7", types).bind("$8", headers)
-                            .bind("$9", payloads)
+                            .bind("$9", payloads).bind("$10", keyBytes).bind("$11", reasons)
                             .execute())
                     .flatMap(r -> r.map(row -> MessageId.of(row.get("message_id", String.class)))))
                     .collect(HashSet<MessageId>::new, Set::add)
@@ -204,7 +208,8 @@ final class R2dbcInboxStore implements InboxStore {
                 row.get("message_key", String.class), row.get("seq", Long.class));
         return new ClaimedInboxMessage(leased, row.get("consumer_name", String.class),
                 row.get("source_topic", String.class), row.get("source_partition", Integer.class),
-                row.get("source_offset", Long.class), row.get("event_type", String.class),
+                row.get("source_offset", Long.class), row.get("message_key_bytes", byte[].class),
+                row.get("event_type", String.class),
                 StoredHeaders.parse(row.get("headers", String.class)), row.get("payload", byte[].class),
                 row.get("created_at", Instant.class), Boolean.TRUE.equals(row.get("lease_expired", Boolean.class)));
     }

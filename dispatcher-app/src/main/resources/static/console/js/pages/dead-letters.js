@@ -4,6 +4,7 @@
 
 import { call, get, query } from '../api.js';
 import { fill, h, number, problemNotice } from '../dom.js';
+import { bulkReplayForm } from '../bulk-replay.js';
 import { messageTable, PAGE_SIZE } from './messages.js';
 import { conflictView } from './message.js';
 
@@ -12,35 +13,12 @@ export function renderDeadLetters(main, params) {
   const cursor = params.get('cursor') || '';
   const notice = h('div', { id: 'dead-letters-result' });
   const list = h('div', { id: 'dead-letters-body' }, h('p', { class: 'muted' }, 'Loading…'));
-  const topic = h('input', { id: 'bulk-topic', value: filter.topic, placeholder: 'any topic' });
-  const key = h('input', { id: 'bulk-key', value: filter.key, placeholder: 'any key' });
-  const errorContains = h('input', { id: 'bulk-error', placeholder: 'any error' });
-  const limit = h('input', { id: 'bulk-limit', type: 'number', min: 1, max: 1000, value: 100 });
   const count = h('span', { id: 'dead-letter-count', class: 'muted' }, '');
   const reload = () => load(list, notice, filter, cursor);
-
-  const bulk = h('form', {
-    class: 'filters', id: 'bulk-form',
-    onsubmit: async (event) => {
-      event.preventDefault();
-      const body = { limit: Number(limit.value) || 100 };
-      for (const [name, input] of [['topic', topic], ['key', key], ['errorContains', errorContains]]) {
-        if (input.value.trim()) {
-          body[name] = input.value.trim();
-        }
-      }
-      try {
-        const result = (await call('POST', '/v1/dead-letters/replay', { body })).body;
-        fill(notice, h('div', { class: 'notice ok', id: 'bulk-ok' },
-          `Replayed ${number(result.replayed)} message(s), oldest first.`
-          + (result.replayed === body.limit ? ' More may match: replay again for the next batch.' : '')));
-      } catch (e) {
-        fill(notice, problemNotice(e, 'Bulk replay refused'));
-      }
-      reload();
-    },
-  }, h('label', {}, 'Topic', topic), h('label', {}, 'Key', key), h('label', {}, 'Last error contains', errorContains),
-  h('label', {}, 'At most', limit), h('button', { type: 'submit', id: 'bulk-replay' }, 'Replay matching'));
+  const { form: bulk, topicInput: topic, keyInput: key } = bulkReplayForm({
+    prefix: 'bulk', path: '/v1/dead-letters/replay', what: '', topic: filter.topic, key: filter.key, notice,
+    onDone: reload,
+  });
 
   fill(main, h('div', { class: 'toolbar' }, h('h1', {}, 'Dead letters'), count),
     h('h2', {}, 'Bulk replay'), bulk, notice, h('h2', {}, 'Dead-lettered messages'),

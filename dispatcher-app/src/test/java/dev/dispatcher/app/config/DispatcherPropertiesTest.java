@@ -39,7 +39,7 @@ class DispatcherPropertiesTest {
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
         assertThat(properties.retention()).isEqualTo(new RetentionProperties(Duration.ofDays(7), Duration.ofDays(30),
-                Duration.ofDays(7), Duration.ofDays(90)));
+                Duration.ofDays(7), Duration.ofDays(90), Duration.ofDays(30)));
         assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
                 Duration.ofDays(7), 1, Duration.ofSeconds(10), true));
         assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
@@ -129,8 +129,10 @@ class DispatcherPropertiesTest {
 
     @Test
     void otherBlocksNameTheProperty() {
-        assertInvalid(() -> new RetentionProperties(Duration.ofDays(1), Duration.ZERO, null, null),
+        assertInvalid(() -> new RetentionProperties(Duration.ofDays(1), Duration.ZERO, null, null, null),
                 "dispatcher.retention.dead-lettered must be positive, but was 0s");
+        assertInvalid(() -> new RetentionProperties(null, null, null, null, Duration.ofSeconds(-1)),
+                "dispatcher.retention.inbox-dead-lettered must be positive, but was -1s");
         assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null, null),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
         assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null, null),
@@ -217,6 +219,7 @@ class DispatcherPropertiesTest {
         assertThat(consumer.leaseDuration()).isEqualTo(Consumer.DEFAULT_LEASE_DURATION);
         assertThat(consumer.maxBacklog()).isEqualTo(Consumer.DEFAULT_MAX_BACKLOG);
         assertThat(consumer.pollInterval()).isEqualTo(Consumer.DEFAULT_POLL_INTERVAL);
+        assertThat(consumer.maxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
 
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> bindUnwrapped(properties(
@@ -232,6 +235,19 @@ class DispatcherPropertiesTest {
                         "dispatcher.inbox.consumers[0].handler", "local",
                         "dispatcher.inbox.consumers[0].lease-duration", "1s")))
                 .withMessage("dispatcher.inbox.consumers[0].lease-duration must be between 2s and 1h, but was 1s");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.inbox.consumers[0].name", "billing",
+                        "dispatcher.inbox.consumers[0].topics", "orders",
+                        "dispatcher.inbox.consumers[0].handler", "local",
+                        "dispatcher.inbox.consumers[0].max-payload-size", "0B")))
+                .withMessage("dispatcher.inbox.consumers[0].max-payload-size must be between 1B and 256MB, but was 0B");
+        assertThat(bind(properties(
+                "dispatcher.inbox.consumers[0].name", "billing",
+                "dispatcher.inbox.consumers[0].topics", "orders",
+                "dispatcher.inbox.consumers[0].handler", "local",
+                "dispatcher.inbox.consumers[0].max-payload-size", "8MB")).inbox().consumers().getFirst()
+                .maxPayloadSize()).isEqualTo(DataSize.ofMegabytes(8));
     }
 
     @Test

@@ -41,7 +41,7 @@ class ConsoleAndReadEndpointsIT extends OpsTestSupport {
                 .expectStatus().isUnauthorized()
                 .expectHeader().doesNotExist(HttpHeaders.WWW_AUTHENTICATE);
         for (String path : new String[] {"/v1/rates", "/v1/inbox/consumers",
-                "/v1/messages/" + UUID.randomUUID() + "/audit", "/v1/inbox/consumers/" + CONSUMER + "/dead-letters"}) {
+                "/v1/messages/" + UUID.randomUUID() + "/audit", "/v1/inbox/" + CONSUMER + "/dead-letters"}) {
             as(PRODUCER).get().uri(path).exchange().expectStatus().isForbidden();
         }
     }
@@ -99,15 +99,15 @@ class ConsoleAndReadEndpointsIT extends OpsTestSupport {
                 .jsonPath("$.items[0].deadLettered").value(n -> assertThat(((Number) n).longValue())
                         .isGreaterThanOrEqualTo(3))
                 .jsonPath("$.items[0].backlogTotal").isNumber();
-        Map<?, ?> first = as(OPERATOR).get().uri("/v1/inbox/consumers/" + CONSUMER + "/dead-letters?limit=2")
+        Map<?, ?> first = as(OPERATOR).get().uri("/v1/inbox/" + CONSUMER + "/dead-letters?limit=2")
                 .exchange().expectStatus().isOk()
                 .expectBody(Map.class).returnResult().getResponseBody();
         assertThat((List<?>) first.get("items")).hasSize(2);
         String cursor = (String) first.get("nextCursor");
         assertThat(cursor).isNotNull();
-        as(OPERATOR).get().uri("/v1/inbox/consumers/" + CONSUMER + "/dead-letters?limit=1000&cursor=" + cursor)
+        as(OPERATOR).get().uri("/v1/inbox/" + CONSUMER + "/dead-letters?limit=1000&cursor=" + cursor)
                 .exchange().expectStatus().isOk()
                 .expectBody().jsonPath("$.items[0].lastError").exists();
-        as(OPERATOR).get().uri("/v1/inbox/consumers/nobody/dead-letters").exchange().expectStatus().isNotFound();
+        as(OPERATOR).get().uri("/v1/inbox/nobody/dead-letters").exchange().expectStatus().isNotFound();
     }
 }

@@ -25,7 +25,8 @@ import org.springframework.http.MediaType;
 /**
  * The operator console in a real browser (headless Chromium), against the running service with an outbox of more
  * than {@value #HISTORY} messages: sign-in, live overview numbers, finding a dead letter and replaying it after the
- * fix, a stale replay answered 409 with the current row, bulk replay, the inbox consumers. Each page is
+ * fix, a stale replay answered 409 with the current row, bulk replay, the inbox consumers and their dead letters
+ * (raw keys, reasons, replay one and in bulk, a stale replay's 409). Each page is
  * photographed under {@code target/console-screenshots/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -251,6 +252,53 @@ class ConsoleBrowserIT extends OpsTestSupport {
         browser.find(row + " a").click();
         assertThat(browser.text("#inbox-dead-letters-table")).contains("webhook answered 422");
         browser.screenshot("09-inbox");
+    }
+
+    @Test
+    @Order(8)
+    void inboxDeadLettersShowTheirReasonAndRawKeyAndAreReplayedOneByOneAndInBulk() {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String avro = seedInboxDeadLetter(run + "-avro", null, new byte[] {0x00, 0x00, 0x00, 0x00, 0x05, 0x02, 'k'},
+                "{\"fixed\":true}", "header 'x-tenant' is not UTF-8 text without NUL (jsonb cannot hold it)");
+        String unstored = seedInboxDeadLetter(run + "-big", "order-9", null, null,
+                "value of 2000000 bytes is over the consumer's limit of 1048576 bytes (max-payload-size)");
+        String stale = seedInboxDeadLetter(run + "-stale", "order-10", null, "{}", "webhook answered 503");
+        String bulkError = "schema registry down " + run;
+        List<String> bulk = List.of(seedInboxDeadLetter(run + "-bulk1", "b", null, "{}", bulkError),
+                seedInboxDeadLetter(run + "-bulk2", "b", null, "{}", bulkError));
+
+        browser.open(console("/inbox?consumer=" + CONSUMER));
+        browser.driver().navigate().refresh(); // the previous test may have left this very route open
+        String avroRow = "tr[data-message-id='" + avro + "']";
+        browser.awaitText(avroRow, t -> t.contains("bytes 00 00 00 00 05 02 6b"), "the raw key of a binary key");
+        assertThat(browser.text(avroRow)).contains("header 'x-tenant' is not UTF-8").contains(TRACED_TOPIC + "/0@");
+        assertThat(browser.text("tr[data-message-id='" + unstored + "']")).contains("not stored")
+                .contains("not replayable").contains("over the consumer's limit");
+        assertThat(browser.present("button.inbox-replay-one[data-message-id='" + unstored + "']")).isFalse();
+        browser.screenshot("10-inbox-dead-letters");
+
+        browser.find("button.inbox-replay-one[data-message-id='" + avro + "']").click();
+        browser.awaitText("#inbox-replay-ok", t -> t.contains("PENDING"), "the replay confirmed");
+        await().atMost(Duration.ofSeconds(30)).until(() -> "COMPLETED".equals(
+                text("SELECT status FROM inbox_message WHERE message_id = ?", avro)));
+        assertThat(count("SELECT count(*) FROM dispatch_audit WHERE message_id = ? AND queue = 'inbox'"
+                + " AND actor = ?", avro, OPERATOR)).isEqualTo(1);
+
+        // another operator replays a listed row first: this page's version is stale
+        as(OTHER_OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/messages/" + stale + "/replay")
+                .header("If-Match", "\"0\"").exchange().expectStatus().isOk();
+        browser.find("button.inbox-replay-one[data-message-id='" + stale + "']").click();
+        assertThat(browser.text("#conflict")).contains("409").contains("nothing was changed");
+        assertThat(count("SELECT count(*) FROM dispatch_audit WHERE message_id = ?", stale)).isEqualTo(1);
+
+        browser.type("#inbox-bulk-error", bulkError);
+        browser.click("#inbox-bulk-replay");
+        assertThat(browser.text("#inbox-bulk-ok")).contains("Replayed 2 message");
+        for (String id : bulk) {
+            assertThat(text("SELECT status FROM inbox_message WHERE message_id = ?", id)).isNotEqualTo("DEAD_LETTERED");
+        }
+        assertThat(text("SELECT status FROM inbox_message WHERE message_id = ?", unstored)).isEqualTo("DEAD_LETTERED");
+        browser.screenshot("11-inbox-replayed");
     }
 
     private void signIn(String user, String password) {

@@ -52,6 +52,7 @@ final class InboxFixture implements AutoCloseable {
     final String schema;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private KafkaProducer<String, byte[]> producer;
+    private KafkaProducer<byte[], byte[]> rawProducer;
 
     InboxFixture(String prefix) throws SQLException {
         this.schema = postgres.createSchema(prefix);
@@ -87,11 +88,18 @@ final class InboxFixture implements AutoCloseable {
                 "max.poll.records", 500), List.of(topic), groupId);
     }
 
+    /** The value limit of {@link #settings}: the default, 1 MiB. */
+    static final long MAX_PAYLOAD_BYTES = 1024 * 1024;
+
     static InboxSettings settings(String consumer, String workerId) {
+        return settings(consumer, workerId, MAX_PAYLOAD_BYTES);
+    }
+
+    static InboxSettings settings(String consumer, String workerId, long maxPayloadBytes) {
         return new InboxSettings(consumer, workerId, 64, 8, 2, Duration.ofSeconds(30), Duration.ofMillis(100),
                 Duration.ofMillis(5), RetryPolicy.of(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, Jitter.NONE,
                         5, new SplittableRandom(7)),
-                10_000, Duration.ofSeconds(60), Duration.ofSeconds(10));
+                10_000, Duration.ofSeconds(60), Duration.ofSeconds(10), maxPayloadBytes);
     }
 
     static DispatcherMetrics metrics() {
@@ -144,6 +152,25 @@ final class InboxFixture implements AutoCloseable {
         record.headers().add("message-id", messageId.getBytes(StandardCharsets.UTF_8));
         record.headers().add("event-type", "TestEvent".getBytes(StandardCharsets.UTF_8));
         producer.send(record).get();
+    }
+
+    /**
+     * Sends a record exactly as given (key and header values as bytes, which a real producer may send whatever they
+     * hold) and waits for the acknowledgement; {@code headers} are name/value pairs.
+     */
+    void sendRaw(String topic, int partition, byte[] key, byte[] value, Object... headers) throws Exception {
+        if (rawProducer == null) {
+            rawProducer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all"),
+                    new ByteArraySerializer(), new ByteArraySerializer());
+            closeables.add(rawProducer);
+        }
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, key, value);
+        for (int i = 0; i < headers.length; i += 2) {
+            Object v = headers[i + 1];
+            record.headers().add((String) headers[i],
+                    v instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : (byte[]) v);
+        }
+        rawProducer.send(record).get();
     }
 
     Connection jdbc() throws SQLException {

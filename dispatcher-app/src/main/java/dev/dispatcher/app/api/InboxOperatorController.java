@@ -1,0 +1,82 @@
+package dev.dispatcher.app.api;
+
+import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.store.InboxEntry;
+import dev.dispatcher.app.store.InboxOperatorStore;
+import dev.dispatcher.domain.MessageId;
+import java.security.Principal;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * The operator's view and mutations of one inbox consumer's dead letters (OPERATOR), as the outbox's: a page of dead
+ * letters on a cursor, replay of one message with {@code If-Match}, and bulk replay by filter, each mutation audited.
+ * The consumer must be configured ({@code dispatcher.inbox.consumers[i].name}), else {@code 404}. Results of the
+ * single replay are rendered by {@link MutationResults}, the same as the outbox's.
+ */
+@RestController
+final class InboxOperatorController {
+
+    private final InboxOperatorStore store;
+    private final DispatcherProperties properties;
+
+    InboxOperatorController(InboxOperatorStore store, DispatcherProperties properties) {
+        this.store = store;
+        this.properties = properties;
+    }
+
+    @GetMapping("/v1/inbox/{consumer}/dead-letters")
+    Mono<OperatorReadsController.Page<InboxMessageView>> deadLetters(@PathVariable String consumer,
+            @RequestParam(required = false) String limit, @RequestParam(required = false) String cursor) {
+        requireConfigured(consumer);
+        int parsedLimit = limit == null ? MessageOperatorController.DEFAULT_LIST_LIMIT
+                : MessageOperatorController.intParam("limit", limit, 1, MessageOperatorController.MAX_LIST_LIMIT);
+        long after = cursor == null ? 0 : MessageOperatorController.decodeCursor(cursor);
+        return store.deadLetters(consumer, after, parsedLimit).map(page -> new OperatorReadsController.Page<>(
+                page.items().stream().map(InboxMessageView::of).toList(),
+                page.nextAfterSeq() == null ? null : MessageOperatorController.encodeCursor(page.nextAfterSeq())));
+    }
+
+    @PostMapping("/v1/inbox/{consumer}/messages/{id}/replay")
+    Mono<ResponseEntity<InboxMessageView>> replay(@PathVariable String consumer, @PathVariable String id,
+            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch, Principal principal) {
+        requireConfigured(consumer);
+        if (id.indexOf('\0') >= 0 || id.isBlank() || id.length() > MessageId.MAX_LENGTH) {
+            throw ApiProblem.invalid("id", "the message id in the path must be 1 to " + MessageId.MAX_LENGTH
+                    + " characters, not blank, without NUL");
+        }
+        long version = MessageOperatorController.expectedVersion(ifMatch);
+        return store.replay(consumer, id, version, principal.getName())
+                .map(result -> MutationResults.respond(result, "inbox message " + id + " of " + consumer,
+                        "no inbox message " + id + " of consumer " + consumer, InboxMessageView::of,
+                        InboxEntry::version));
+    }
+
+    /**
+     * Replays the consumer's dead letters matching an optional JSON filter ({@link ReplayFilter}: {@code topic} is
+     * the source topic, {@code key} a text key); rows whose value was not stored are never replayed.
+     */
+    @PostMapping("/v1/inbox/{consumer}/dead-letters/replay")
+    Mono<OperatorResponses.BulkReplay> replayDeadLetters(@PathVariable String consumer, ServerWebExchange exchange,
+            Principal principal) {
+        requireConfigured(consumer);
+        return ReplayFilter.read(exchange)
+                .flatMap(f -> store.replayDeadLetters(consumer, f.topic(), f.key(), f.errorContains(), f.limit(),
+                        principal.getName()))
+                .map(ids -> new OperatorResponses.BulkReplay(ids.size(), ids));
+    }
+
+    private void requireConfigured(String consumer) {
+        if (properties.inbox().consumers().stream().noneMatch(c -> c.name().equals(consumer))) {
+            throw ApiProblem.notFound("no inbox consumer named " + consumer + " is configured");
+        }
+    }
+}

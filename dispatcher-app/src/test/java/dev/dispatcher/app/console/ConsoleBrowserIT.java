@@ -25,8 +25,8 @@ import org.springframework.http.MediaType;
 /**
  * The operator console in a real browser (headless Chromium), against the running service with an outbox of more
  * than {@value #HISTORY} messages: sign-in, live overview numbers, finding a dead letter and replaying it after the
- * fix, a stale replay answered 409 with the current row, bulk replay, the inbox consumers. Each page is
- * photographed under {@code target/console-screenshots/}.
+ * fix, a stale replay answered 409 with the current row, bulk replay, the inbox consumers, and a VIEWER's read-only
+ * console. Each page is photographed under {@code target/console-screenshots/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -129,7 +129,7 @@ class ConsoleBrowserIT extends OpsTestSupport {
             browser.click("#relay-toggle");
             browser.awaitText("#relay-state", "RUNNING"::equals, "the relay resumed");
         } finally {
-            as(OPERATOR).post().uri("/v1/relay/resume").exchange().expectStatus().isOk();
+            as(OPERATOR).post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange().expectStatus().isOk();
         }
         browser.awaitText("#published-total", t -> number(t) >= publishedBefore + 25, "25 more published");
         browser.awaitText("#backlog-total", t -> number(t) <= backlogBefore, "the backlog drained");
@@ -189,7 +189,7 @@ class ConsoleBrowserIT extends OpsTestSupport {
         assertThat(browser.text("#message-version")).startsWith("0");
 
         // another operator replays it first
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"").exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"").contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         browser.click("#replay");
         assertThat(browser.text("#conflict")).contains("409").contains("nothing was changed");
@@ -229,7 +229,7 @@ class ConsoleBrowserIT extends OpsTestSupport {
                 "the list without the replayed rows");
         browser.screenshot("08-dead-letters");
 
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + other + "/replay").header("If-Match", "\"0\"").exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + other + "/replay").header("If-Match", "\"0\"").contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         browser.find("button.replay-one[data-id='" + other + "']").click();
         assertThat(browser.text("#conflict")).contains("409");
@@ -251,6 +251,33 @@ class ConsoleBrowserIT extends OpsTestSupport {
         browser.find(row + " a").click();
         assertThat(browser.text("#inbox-dead-letters-table")).contains("webhook answered 422");
         browser.screenshot("09-inbox");
+    }
+
+    @Test
+    @Order(8)
+    void aViewerSeesEveryPageButNoButtonThatChangesAnything() {
+        UUID id = seedDeadLetter(PLAIN_TOPIC, "viewer", "seen by a viewer");
+        browser.open(console("/"));
+        browser.click("#sign-out");
+        signIn(VIEWER, password(VIEWER));
+        browser.awaitText("#relay-state", t -> t.equals("RUNNING") || t.equals("PAUSED"), "the overview");
+        assertThat(browser.text("#who")).isEqualTo(VIEWER + " (read-only)");
+        assertThat(browser.driver().findElement(By.cssSelector("#relay-toggle")).isDisplayed())
+                .as("no pause button").isFalse();
+        browser.screenshot("10-viewer-overview");
+
+        browser.open(console("/messages/" + id));
+        browser.awaitText("#message-status", "DEAD_LETTERED"::equals, "the dead letter's page");
+        assertThat(browser.text("#read-only")).contains("OPERATOR");
+        assertThat(browser.present("#replay")).isFalse();
+
+        browser.open(console("/dead-letters?topic=" + PLAIN_TOPIC));
+        browser.find("tr[data-id='" + id + "']");
+        assertThat(browser.present("#bulk-form")).isFalse();
+        assertThat(browser.present("button.replay-one")).isFalse();
+        browser.find("#bulk-topic");
+        browser.screenshot("11-viewer-dead-letters");
+        assertThat(text("SELECT status FROM outbox_message WHERE id = ?", id)).isEqualTo("DEAD_LETTERED");
     }
 
     private void signIn(String user, String password) {

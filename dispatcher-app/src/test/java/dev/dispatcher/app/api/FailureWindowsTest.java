@@ -1,0 +1,93 @@
+package dev.dispatcher.app.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+class FailureWindowsTest {
+
+    /** A clock the test moves by hand. */
+    static final class ManualClock extends Clock {
+        Instant now = Instant.parse("2025-01-01T00:00:00Z");
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    private final ManualClock clock = new ManualClock();
+    private final FailureWindows windows = new FailureWindows(3, Duration.ofMinutes(1), 100, clock);
+
+    @Test
+    void aKeyIsBlockedOnceItsWindowHoldsTheLimitUntilTheWindowEnds() {
+        windows.fail("10.0.0.1");
+        windows.fail("10.0.0.1");
+        assertThat(windows.blockedFor("10.0.0.1")).isZero();
+
+        clock.advance(Duration.ofSeconds(20));
+        windows.fail("10.0.0.1");
+        assertThat(windows.blockedFor("10.0.0.1")).isEqualTo(Duration.ofSeconds(40));
+        assertThat(windows.blockedFor("10.0.0.2")).as("another key").isZero();
+
+        clock.advance(Duration.ofSeconds(39));
+        assertThat(windows.blockedFor("10.0.0.1")).isEqualTo(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(windows.blockedFor("10.0.0.1")).as("the window opened at the first failure has ended").isZero();
+    }
+
+    @Test
+    void aFailureAfterTheWindowOpensAFreshOne() {
+        for (int i = 0; i < 3; i++) {
+            windows.fail("alice");
+        }
+        clock.advance(Duration.ofMinutes(2));
+        windows.fail("alice");
+        windows.fail("alice");
+
+        assertThat(windows.blockedFor("alice")).isZero();
+        windows.fail("alice");
+        assertThat(windows.blockedFor("alice")).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void endedWindowsAreDroppedAndTheTableNeverHoldsMoreThanItsBound() {
+        for (int i = 0; i < 1000; i++) {
+            windows.fail("attacker-chosen-" + i);
+            assertThat(windows.size()).isLessThanOrEqualTo(100);
+        }
+        assertThat(windows.blockedFor("attacker-chosen-0")).as("evicted, eldest first").isZero();
+
+        clock.advance(Duration.ofMinutes(1));
+        windows.fail("late");
+        assertThat(windows.size()).isEqualTo(1);
+    }
+
+    @Test
+    void longKeysAreCutSoTheyCostBoundedMemory() {
+        String prefix = "x".repeat(FailureWindows.MAX_KEY_LENGTH);
+        for (int i = 0; i < 3; i++) {
+            windows.fail(prefix + "-" + "y".repeat(10_000) + i);
+        }
+        assertThat(windows.size()).isEqualTo(1);
+        assertThat(windows.blockedFor(prefix + "anything")).isPositive();
+    }
+}

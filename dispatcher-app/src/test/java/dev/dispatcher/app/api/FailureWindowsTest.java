@@ -2,37 +2,11 @@ package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
+import dev.dispatcher.app.ManualClock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class FailureWindowsTest {
-
-    /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        Instant now = Instant.parse("2025-01-01T00:00:00Z");
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
 
     private final ManualClock clock = new ManualClock();
     private final FailureWindows windows = new FailureWindows(3, Duration.ofMinutes(1), 100, clock);

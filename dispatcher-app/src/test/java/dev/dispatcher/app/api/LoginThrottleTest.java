@@ -2,6 +2,7 @@ package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dispatcher.app.ManualClock;
 import dev.dispatcher.app.config.SecurityProperties;
 import dev.dispatcher.app.observe.AuthFailureCounter;
 import dev.dispatcher.app.observe.AuthFailureCounter.Reason;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class LoginThrottleTest {
 
-    private final FailureWindowsTest.ManualClock clock = new FailureWindowsTest.ManualClock();
+    private final ManualClock clock = new ManualClock();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final LoginThrottle throttle = new LoginThrottle(new SecurityProperties.AuthFailures(2, Duration.ofMinutes(1)),
             new AuthFailureCounter(meters), new SecurityProblems(), clock);

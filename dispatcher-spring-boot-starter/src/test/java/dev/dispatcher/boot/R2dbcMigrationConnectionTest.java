@@ -15,7 +15,8 @@ class R2dbcMigrationConnectionTest {
                 "r2dbc:postgresql://db.internal/shop?sslmode=verify-ca&sslRootCert=/run/secrets/pg-ca.pem"));
 
         assertThat(connection.jdbcUrl())
-                .isEqualTo("jdbc:postgresql://db.internal:5432/shop?sslmode=verify-ca&sslrootcert=%2Frun%2Fsecrets%2Fpg-ca.pem");
+                .isEqualTo("jdbc:postgresql://db.internal:5432/shop?sslmode=verify-ca"
+                        + "&sslrootcert=%2Frun%2Fsecrets%2Fpg-ca.pem");
     }
 
     @Test

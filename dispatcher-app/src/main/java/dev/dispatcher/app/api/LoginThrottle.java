@@ -79,7 +79,8 @@ final class LoginThrottle {
      * of a failure that does not say its own ({@link LoginFailure} does).
      */
     ServerAuthenticationFailureHandler failureHandler(SecurityProblems entryPoint, Reason fallback) {
-        ServerAuthenticationEntryPointFailureHandler answer = new ServerAuthenticationEntryPointFailureHandler(entryPoint);
+        ServerAuthenticationEntryPointFailureHandler answer =
+                new ServerAuthenticationEntryPointFailureHandler(entryPoint);
         return (WebFilterExchange exchange, AuthenticationException refused) -> {
             if (!(refused instanceof AuthenticationServiceException)) {
                 ServerHttpRequest request = exchange.getExchange().getRequest();

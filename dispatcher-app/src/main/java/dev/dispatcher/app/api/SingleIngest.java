@@ -7,8 +7,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * One {@code POST /v1/messages}: its body read within the limit, parsed, checked against the caller's
- * {@link TopicGrant} and the backlog, and written through its lane. The same steps whichever way the request came ({@link MessagesController} or
- * {@link IngestFastPath}). Thread-safe.
+ * {@link TopicGrant} and the backlog, and written through its lane. The same steps whichever way the request came
+ * ({@link MessagesController} or {@link IngestFastPath}). Thread-safe.
  */
 final class SingleIngest {
 

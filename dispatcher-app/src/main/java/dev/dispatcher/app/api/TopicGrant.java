@@ -33,8 +33,8 @@ record TopicGrant(List<String> patterns, Pattern matcher) {
 
     /** The grant of an authenticated caller: its token's, or every topic. */
     static TopicGrant of(Principal caller) {
-        return caller instanceof Authentication authentication && authentication.getDetails() instanceof TopicGrant grant
-                ? grant : ALL;
+        return caller instanceof Authentication authentication
+                && authentication.getDetails() instanceof TopicGrant grant ? grant : ALL;
     }
 
     boolean allows(String topic) {

@@ -50,7 +50,8 @@ class CrossSiteRequestsIT extends ApiTestSupport {
                     .expectStatus().isOk();
             assertThat(relayPaused()).isTrue();
         } finally {
-            operator().post().uri("/v1/relay/resume").header(HttpHeaders.CONTENT_TYPE, "application/json; charset=utf-8")
+            operator().post().uri("/v1/relay/resume")
+                    .header(HttpHeaders.CONTENT_TYPE, "application/json; charset=utf-8")
                     .exchange().expectStatus().isOk();
         }
         assertThat(relayPaused()).isFalse();

@@ -19,7 +19,8 @@ class FailedLoginTimingIT extends ApiTestSupport {
     @Test
     void theMedian401OfAKnownAndOfAnUnknownNameAreWithinTwentyPercent() {
         WebTestClient demo = http.mutate().defaultHeaders(h -> h.setBasicAuth(DEMO_USER, "wrong-password")).build();
-        WebTestClient nobody = http.mutate().defaultHeaders(h -> h.setBasicAuth("nosuchuser", "wrong-password")).build();
+        WebTestClient nobody = http.mutate().defaultHeaders(h -> h.setBasicAuth("nosuchuser", "wrong-password"))
+                .build();
         for (int i = 0; i < WARM_UP; i++) {
             refusedNanos(demo);
             refusedNanos(nobody);

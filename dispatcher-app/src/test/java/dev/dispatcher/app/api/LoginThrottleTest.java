@@ -18,15 +18,17 @@ class LoginThrottleTest {
 
     private final ManualClock clock = new ManualClock();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final LoginThrottle throttle = new LoginThrottle(new SecurityProperties.AuthFailures(2, Duration.ofMinutes(1)),
-            new AuthFailureCounter(meters), new SecurityProblems(), clock);
+    private final LoginThrottle throttle = new LoginThrottle(
+            new SecurityProperties.AuthFailures(2, Duration.ofMinutes(1)), new AuthFailureCounter(meters),
+            new SecurityProblems(), clock);
 
     @Test
     void anAddressOrANamePastTheLimitIsThrottledAndOthersAreNot() {
         throttle.failed("10.0.0.1", "demo", Reason.BAD_CREDENTIALS);
         throttle.failed("10.0.0.1", "nosuchuser", Reason.UNKNOWN_USER);
 
-        assertThat(throttle.blockedFor("10.0.0.1", null)).as("the address, for any name").isEqualTo(Duration.ofMinutes(1));
+        assertThat(throttle.blockedFor("10.0.0.1", null)).as("the address, for any name")
+                .isEqualTo(Duration.ofMinutes(1));
         assertThat(throttle.blockedFor("10.0.0.2", "demo")).as("another client, another name").isZero();
 
         clock.advance(Duration.ofSeconds(10));

@@ -32,10 +32,12 @@ class R2dbcDerivedFlywayConnectionDetailsTest {
 
     @Test
     void anSslSettingJdbcCannotCarryStopsStartUpNamingIt() {
-        ConnectionFactoryOptions options = ConnectionFactoryOptions.parse("r2dbc:postgresql://db/orders?sslMode=tunnel");
+        ConnectionFactoryOptions options =
+                ConnectionFactoryOptions.parse("r2dbc:postgresql://db/orders?sslMode=tunnel");
 
         assertThatIllegalStateException().isThrownBy(() -> R2dbcDerivedFlywayConnectionDetails.jdbcUrl(options))
-                .withMessageStartingWith("spring.flyway.url is not set and cannot be derived from the R2DBC connection:")
+                .withMessageStartingWith("spring.flyway.url is not set and cannot be derived from the R2DBC"
+                        + " connection:")
                 .withMessageContaining("sslMode=tunnel");
     }
 }

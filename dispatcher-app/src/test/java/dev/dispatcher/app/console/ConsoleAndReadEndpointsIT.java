@@ -54,7 +54,8 @@ class ConsoleAndReadEndpointsIT extends OpsTestSupport {
                 + " VALUES (?, ?, 'Audited', convert_to('1', 'UTF8'), now() + interval '1 hour')", id, PLAIN_TOPIC);
         as(OPERATOR).post().uri("/v1/messages/" + id + "/dead-letter?reason=bad data").header("If-Match", "\"0\"")
                 .contentType(MediaType.APPLICATION_JSON).exchange().expectStatus().isOk();
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"1\"").contentType(MediaType.APPLICATION_JSON).exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"1\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         as(OPERATOR).get().uri("/v1/messages/" + id + "/audit").exchange()
                 .expectStatus().isOk()

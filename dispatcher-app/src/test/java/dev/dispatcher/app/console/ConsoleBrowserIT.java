@@ -129,7 +129,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
             browser.click("#relay-toggle");
             browser.awaitText("#relay-state", "RUNNING"::equals, "the relay resumed");
         } finally {
-            as(OPERATOR).post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange().expectStatus().isOk();
+            as(OPERATOR).post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange()
+                    .expectStatus().isOk();
         }
         browser.awaitText("#published-total", t -> number(t) >= publishedBefore + 25, "25 more published");
         browser.awaitText("#backlog-total", t -> number(t) <= backlogBefore, "the backlog drained");
@@ -189,7 +190,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
         assertThat(browser.text("#message-version")).startsWith("0");
 
         // another operator replays it first
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"").contentType(MediaType.APPLICATION_JSON).exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         browser.click("#replay");
         assertThat(browser.text("#conflict")).contains("409").contains("nothing was changed");
@@ -229,7 +231,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
                 "the list without the replayed rows");
         browser.screenshot("08-dead-letters");
 
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + other + "/replay").header("If-Match", "\"0\"").contentType(MediaType.APPLICATION_JSON).exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + other + "/replay").header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         browser.find("button.replay-one[data-id='" + other + "']").click();
         assertThat(browser.text("#conflict")).contains("409");

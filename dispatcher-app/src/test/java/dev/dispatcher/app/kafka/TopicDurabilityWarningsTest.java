@@ -51,7 +51,8 @@ class TopicDurabilityWarningsTest {
     }
 
     private void publish(String... topics) {
-        List<OutboundRecord> records = java.util.Arrays.stream(topics).map(TopicDurabilityWarningsTest::record).toList();
+        List<OutboundRecord> records = java.util.Arrays.stream(topics).map(TopicDurabilityWarningsTest::record)
+                .toList();
         assertThat(publisher.publishAll(List.of(new RecordPublisher.Lane(records, false)), RecordPublisher.Pace.PROMPT)
                 .block(Duration.ofSeconds(5))).singleElement().asList().hasSize(topics.length);
     }

@@ -66,7 +66,7 @@ abstract class ApiTestSupport {
     static final String ORDERS_PATTERN = "orders.*";
     /** A user whose password is a real bcrypt hash (cost {@value #DEMO_BCRYPT_COST}), as in production. */
     static final String DEMO_USER = "demo";
-    static final int DEMO_BCRYPT_COST = 9;
+    static final int DEMO_BCRYPT_COST = 8;
     static final long MAX_PAYLOAD = 16 * 1024;
     static final int MAX_BATCH = 5;
     static final long MAX_BACKLOG = 300;

@@ -13,8 +13,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 class FailedLoginTimingIT extends ApiTestSupport {
 
-    static final int WARM_UP = 6;
-    static final int PAIRS = 41;
+    static final int WARM_UP = 10;
+    static final int PAIRS = 101;
 
     @Test
     void theMedian401OfAKnownAndOfAnUnknownNameAreWithinTwentyPercent() {

@@ -1,10 +1,12 @@
 // Calls to Dispatcher's /v1 API with the operator's credentials. The Authorization value lives in this tab's
 // sessionStorage only (gone when the tab closes); requests never carry cookies or browser-cached credentials
 // (credentials: 'omit'), and X-Requested-With tells the API not to answer 401 with a Basic challenge, which would
-// make the browser show its own login dialog and remember what was typed into it.
+// make the browser show its own login dialog and remember what was typed into it. Every call but a GET declares
+// Content-Type: application/json, body or not: the API refuses mutations without it (its CSRF rule).
 
 const KEY = 'dispatcher.console.authorization';
 const WHO = 'dispatcher.console.who';
+const ROLES = 'dispatcher.console.roles';
 
 /** An HTTP error with the API's problem details (RFC 9457), if it sent any. */
 export class ApiError extends Error {
@@ -35,9 +37,27 @@ export function remember({ user, password, token }) {
   }
 }
 
+/** Remembers the roles GET /v1/me answered for the credentials. */
+export function rememberRoles(roles) {
+  sessionStorage.setItem(ROLES, JSON.stringify(roles || []));
+}
+
+/**
+ * Whether the signed-in credentials may change anything (OPERATOR). A VIEWER gets a read-only console: no pause,
+ * replay or dead-letter buttons (the API would refuse them with 403 anyway).
+ */
+export function canOperate() {
+  try {
+    return JSON.parse(sessionStorage.getItem(ROLES) || '[]').includes('OPERATOR');
+  } catch (e) {
+    return false;
+  }
+}
+
 export function forget() {
   sessionStorage.removeItem(KEY);
   sessionStorage.removeItem(WHO);
+  sessionStorage.removeItem(ROLES);
 }
 
 /**
@@ -53,7 +73,7 @@ export async function call(method, path, { body, ifMatch } = {}) {
   if (ifMatch) {
     headers['If-Match'] = ifMatch;
   }
-  if (body !== undefined) {
+  if (body !== undefined || method !== 'GET') {
     headers['Content-Type'] = 'application/json';
   }
   const response = await fetch(path, {

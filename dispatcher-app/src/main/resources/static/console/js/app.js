@@ -1,7 +1,7 @@
 // The console's shell: sign-in, navigation and a hash router (#/, #/messages, #/messages/<id>, #/dead-letters,
 // #/inbox). Each page renders into <main> and returns a function that stops its timers when the page is left.
 
-import { forget, signedIn, who } from './api.js';
+import { canOperate, forget, signedIn, who } from './api.js';
 import { fill, h } from './dom.js';
 import { renderLogin } from './pages/login.js';
 import { renderOverview } from './pages/overview.js';
@@ -48,7 +48,7 @@ function show(message) {
   }
   nav.hidden = false;
   signOut.hidden = false;
-  whoLabel.textContent = who();
+  whoLabel.textContent = canOperate() ? who() : `${who()} (read-only)`;
   const [page, render] = route();
   for (const link of nav.querySelectorAll('a')) {
     link.classList.toggle('active', link.dataset.page === page);

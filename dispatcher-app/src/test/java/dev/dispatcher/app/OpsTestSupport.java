@@ -34,7 +34,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * it once per JVM): a fresh schema on the shared PostgreSQL and Kafka, an inbox consumer whose webhook is a
  * {@link WebhookSink}, an {@link InMemorySpanExporter} behind Boot's span processor (exported every 100 ms), a
  * topic whose records may be at most {@value #SMALL_TOPIC_MAX_BYTES} bytes (so the relay dead-letters a larger
- * one, until the topic is fixed with {@link #allowLargeRecords()}), and operator and producer users.
+ * one, until the topic is fixed with {@link #allowLargeRecords()}), and operator, producer and viewer users.
  */
 @SpringBootTest(classes = DispatcherApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @Import(OpsTestSupport.InMemorySpans.class)
@@ -53,6 +53,7 @@ public abstract class OpsTestSupport {
     public static final String OPERATOR = "operator";
     public static final String OTHER_OPERATOR = "operator2";
     public static final String PRODUCER = "producer";
+    public static final String VIEWER = "viewer";
     public static final WebhookSink WEBHOOK = WebhookSink.start();
 
     @LocalServerPort
@@ -77,6 +78,7 @@ public abstract class OpsTestSupport {
         user(registry, 0, OPERATOR, "OPERATOR");
         user(registry, 1, OTHER_OPERATOR, "OPERATOR");
         user(registry, 2, PRODUCER, "PRODUCER");
+        user(registry, 3, VIEWER, "VIEWER");
         registry.add("dispatcher.inbox.consumers[0].name", () -> CONSUMER);
         registry.add("dispatcher.inbox.consumers[0].topics[0]", () -> TRACED_TOPIC);
         registry.add("dispatcher.inbox.consumers[0].handler", () -> "webhook");

@@ -8,8 +8,10 @@ import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * Flyway's JDBC connection to an R2DBC application's database ({@link Migrations#jdbcUrlOfR2dbc}), with the same
- * user and password. Needs the PostgreSQL JDBC driver; its absence is reported when the migration is
- * set up, naming the switch that asked for it.
+ * user, password and SSL settings ({@code sslMode}, {@code sslRootCert}, {@code sslCert}, {@code sslKey}, ... under
+ * pgjdbc's names), so migrations connect as securely as the application; an SSL setting JDBC cannot carry stops
+ * start-up rather than being dropped. Needs the PostgreSQL JDBC driver; its absence is reported when the migration
+ * is set up, naming the switch that asked for it.
  */
 final class R2dbcMigrationConnection implements DispatcherMigration.Connection {
 

@@ -49,6 +49,11 @@ final class ApiProblem extends RuntimeException {
         return new ApiProblem(HttpStatus.CONTENT_TOO_LARGE, "too-large", field, detail);
     }
 
+    /** 403: the caller is authenticated and holds the role, but may not do this (a topic outside its token's grant). */
+    static ApiProblem forbidden(String type, String field, String detail) {
+        return new ApiProblem(HttpStatus.FORBIDDEN, type, field, detail);
+    }
+
     static ApiProblem notFound(String detail) {
         return new ApiProblem(HttpStatus.NOT_FOUND, "not-found", null, detail);
     }

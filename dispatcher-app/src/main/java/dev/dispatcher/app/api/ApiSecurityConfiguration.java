@@ -1,6 +1,11 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.DispatcherProperties;
+import dev.dispatcher.app.config.SecurityProperties;
+import dev.dispatcher.app.observe.AuthFailureCounter;
+import dev.dispatcher.app.observe.AuthFailureCounter.Reason;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -12,9 +17,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
-import org.springframework.security.authentication.UserDetailsRepositoryReactiveAuthenticationManager;
 import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
 import org.springframework.security.config.observation.SecurityObservationSettings;
+import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
@@ -32,31 +37,42 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * Who may call what. Stateless (no session, no CSRF: every request carries its credentials).
+ * Who may call what. Stateless (no session, no cookie: every request carries its credentials).
  *
  * <ul>
  *   <li>HTTP Basic: {@code dispatcher.security.users}, passwords in Spring Security's {@code {id}} form, checked
- *       off the event loop (bcrypt costs milliseconds of CPU per request: give high-rate producers tokens).
+ *       off the event loop at the same cost for known and unknown names ({@link BasicUserAuthentication}; bcrypt
+ *       costs milliseconds of CPU per request: give high-rate producers tokens).
  *   <li>Bearer: a value that looks like a JWT (three dot-separated parts) goes to the JWT decoder when
  *       {@code spring.security.oauth2.resourceserver.jwt.*} configures one (scope {@code dispatcher:produce} is
- *       PRODUCER, {@code dispatcher:operate} OPERATOR); any other value is an API token
- *       ({@link ApiTokenAuthenticationManager}).
- *   <li>{@code POST /v1/messages} and {@code /v1/messages/batch} need PRODUCER; everything else under
- *       {@code /v1} and the actuator needs OPERATOR, except health (public) and Prometheus when
- *       {@code dispatcher.security.public-prometheus} is true.
+ *       PRODUCER, {@code dispatcher:view} VIEWER, {@code dispatcher:operate} OPERATOR); any other value is an API
+ *       token ({@link ApiTokenAuthenticationManager}).
+ *   <li>Failed authentications are throttled per client address and user name ({@link LoginThrottle}).
+ *   <li>{@code POST /v1/messages} and {@code /v1/messages/batch} need PRODUCER (and a token's topics,
+ *       {@link TopicGrant}); {@code GET} under {@code /v1}, {@code /actuator/prometheus} and {@code /actuator/info}
+ *       need VIEWER or OPERATOR; {@code GET /v1/me} any authenticated caller; everything else OPERATOR. Health is
+ *       public (its details are shown to OPERATOR only, {@code management.endpoint.health.roles}); Prometheus too
+ *       when {@code dispatcher.security.public-prometheus} is true.
+ *   <li>Cross-site request forgery: mutations under {@code /v1} must declare a JSON body ({@link JsonOnlyMutations})
+ *       and browsers never get a Basic challenge ({@link SecurityProblems#fromBrowser}).
  * </ul>
- * 401 and 403 are problem details ({@link SecurityProblems}).
+ * 401, 403, 415 and 429 are problem details ({@link SecurityProblems}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebFluxSecurity
 class ApiSecurityConfiguration {
 
     static final String PRODUCE_SCOPE = "dispatcher:produce";
+    static final String VIEW_SCOPE = "dispatcher:view";
     static final String OPERATE_SCOPE = "dispatcher:operate";
-    private static final Map<String, String> SCOPE_ROLES =
-            Map.of(PRODUCE_SCOPE, "ROLE_PRODUCER", OPERATE_SCOPE, "ROLE_OPERATOR");
+    private static final Map<String, String> SCOPE_ROLES = Map.of(PRODUCE_SCOPE, "ROLE_PRODUCER",
+            VIEW_SCOPE, "ROLE_VIEWER", OPERATE_SCOPE, "ROLE_OPERATOR");
+    private static final String PRODUCER = "PRODUCER";
+    private static final String VIEWER = "VIEWER";
+    private static final String OPERATOR = "OPERATOR";
 
     /**
      * No Spring Security observations. Turning them off by name
@@ -81,12 +97,20 @@ class ApiSecurityConfiguration {
     }
 
     @Bean
+    AuthFailureCounter authFailureCounter(MeterRegistry registry) {
+        return new AuthFailureCounter(registry);
+    }
+
+    @Bean
     SecurityWebFilterChain dispatcherSecurity(ServerHttpSecurity http, DispatcherProperties properties,
-            ReactiveUserDetailsService dispatcherUsers, ObjectProvider<ReactiveJwtDecoder> jwtDecoder) {
+            ReactiveUserDetailsService dispatcherUsers, ObjectProvider<ReactiveJwtDecoder> jwtDecoder,
+            AuthFailureCounter authFailures) {
         SecurityProblems problems = new SecurityProblems();
-        UserDetailsRepositoryReactiveAuthenticationManager basic =
-                new UserDetailsRepositoryReactiveAuthenticationManager(dispatcherUsers);
-        basic.setPasswordEncoder(PasswordEncoderFactories.createDelegatingPasswordEncoder());
+        LoginThrottle throttle = new LoginThrottle(properties.security().authFailures(), authFailures, problems,
+                Clock.systemUTC());
+        ReactiveAuthenticationManager basic = new BasicUserAuthentication(dispatcherUsers,
+                properties.security().users().stream().map(SecurityProperties.User::password).toList(),
+                PasswordEncoderFactories.createDelegatingPasswordEncoder(), Schedulers.boundedElastic());
         ReactiveAuthenticationManager bearer = bearerManager(
                 new ApiTokenAuthenticationManager(properties.security().tokens()), jwtDecoder.getIfAvailable());
         boolean publicPrometheus = properties.security().publicPrometheus();
@@ -96,10 +120,14 @@ class ApiSecurityConfiguration {
                 .logout(ServerHttpSecurity.LogoutSpec::disable)
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
-                .httpBasic(basicSpec -> basicSpec.authenticationManager(basic).authenticationEntryPoint(problems))
+                .addFilterBefore(throttle.filter(), SecurityWebFiltersOrder.HTTP_BASIC)
+                .addFilterAfter(new JsonOnlyMutations(problems), SecurityWebFiltersOrder.AUTHORIZATION)
+                .httpBasic(basicSpec -> basicSpec.authenticationManager(basic).authenticationEntryPoint(problems)
+                        .authenticationFailureHandler(throttle.failureHandler(problems, Reason.BAD_CREDENTIALS)))
                 .oauth2ResourceServer(resource -> resource
                         .authenticationManagerResolver(exchange -> Mono.just(bearer))
                         .authenticationEntryPoint(problems)
+                        .authenticationFailureHandler(throttle.failureHandler(problems, Reason.BAD_TOKEN))
                         .accessDeniedHandler(problems))
                 .exceptionHandling(handling -> handling.authenticationEntryPoint(problems).accessDeniedHandler(problems))
                 .authorizeExchange(exchanges -> {
@@ -107,8 +135,12 @@ class ApiSecurityConfiguration {
                     if (publicPrometheus) {
                         exchanges.pathMatchers("/actuator/prometheus").permitAll();
                     }
-                    exchanges.pathMatchers(HttpMethod.POST, "/v1/messages", "/v1/messages/batch").hasRole("PRODUCER")
-                            .anyExchange().hasRole("OPERATOR");
+                    exchanges.pathMatchers(HttpMethod.GET, "/actuator/prometheus", "/actuator/info")
+                            .hasAnyRole(VIEWER, OPERATOR);
+                    exchanges.pathMatchers(HttpMethod.POST, "/v1/messages", "/v1/messages/batch").hasRole(PRODUCER);
+                    exchanges.pathMatchers(HttpMethod.GET, "/v1/me").authenticated();
+                    exchanges.pathMatchers(HttpMethod.GET, "/v1/**").hasAnyRole(VIEWER, OPERATOR);
+                    exchanges.anyExchange().hasRole(OPERATOR);
                 })
                 .build();
     }

@@ -20,12 +20,13 @@ import reactor.core.publisher.Mono;
  * <p>One hash and a comparison with every configured digest per request: microseconds, so it suits high-rate
  * producers (bcrypt would cost tens of milliseconds of CPU each). Comparisons are constant-time
  * ({@link MessageDigest#isEqual}) and all digests are compared, so timing tells nothing about which digest came
- * close. The token itself is never logged or kept. The authentication's name is the token's configured name.
+ * close. The token itself is never logged or kept. The authentication's name is the token's configured name; its
+ * details are the token's {@link TopicGrant}.
  */
 final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManager {
 
-    /** A configured token: its name, digest and authorities ({@code ROLE_} and the role). */
-    record Entry(String name, byte[] sha256, List<String> authorities) {
+    /** A configured token: its name, digest, authorities ({@code ROLE_} and the role) and the topics it may write. */
+    record Entry(String name, byte[] sha256, List<String> authorities, TopicGrant topics) {
     }
 
     private final List<Entry> tokens;
@@ -33,7 +34,7 @@ final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManag
     ApiTokenAuthenticationManager(List<SecurityProperties.Token> tokens) {
         this.tokens = tokens.stream()
                 .map(t -> new Entry(t.name(), HexFormat.of().parseHex(t.sha256().toLowerCase(java.util.Locale.ROOT)),
-                        t.roles().stream().map(role -> "ROLE_" + role).toList()))
+                        t.roles().stream().map(role -> "ROLE_" + role).toList(), TopicGrant.of(t.topics())))
                 .toList();
     }
 
@@ -44,8 +45,10 @@ final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManag
             if (match == null) {
                 throw new BadCredentialsException("unknown API token");
             }
-            return UsernamePasswordAuthenticationToken.authenticated(match.name(), null,
-                    AuthorityUtils.createAuthorityList(match.authorities()));
+            UsernamePasswordAuthenticationToken authenticated = UsernamePasswordAuthenticationToken.authenticated(
+                    match.name(), null, AuthorityUtils.createAuthorityList(match.authorities()));
+            authenticated.setDetails(match.topics());
+            return authenticated;
         });
     }
 

@@ -38,7 +38,10 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>What it takes: the exact path (within the context path), a JSON {@code Content-Type}, an {@code Accept} that
  * is absent or plain JSON, no trace context the propagator would read, and a Bearer API token
  * ({@link ApiTokenAuthenticationManager}, the same digests) with the PRODUCER role; with a JWT decoder configured,
- * a token that looks like a JWT is left to it. Anything else goes to the framework untouched, so every refusal
+ * a token that looks like a JWT is left to it. The token's {@link TopicGrant} applies here as on the framework's
+ * path (a topic outside it is a problem handed to the framework, like any other). Spring Security's filter chain is
+ * not run, so neither is the failed-login throttle ({@link LoginThrottle}): only a valid token is answered here,
+ * and a token cannot be guessed. Anything else goes to the framework untouched, so every refusal
  * (401, 403, 406, 415) is Spring's. The message is read, parsed, checked against the backlog and written by the same
  * {@link SingleIngest} as {@link MessagesController}'s. Only {@code Accepted} and {@code Duplicate} are answered here, with the
  * controller's status, headers and body plus the headers Spring Security writes on every response, and recorded in
@@ -133,7 +136,10 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
         if (!enabled) {
             return next;
         }
-        return (request, response) -> takes(request) ? handle(request, response, next) : next.handle(request, response);
+        return (request, response) -> {
+            TopicGrant grant = grantIfTaken(request);
+            return grant != null ? handle(request, response, next, grant) : next.handle(request, response);
+        };
     }
 
     /**
@@ -146,47 +152,53 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
 
     /** Whether the request is one this path answers when its outcome is plain. Reads headers only. */
     boolean takes(ServerHttpRequest request) {
+        return grantIfTaken(request) != null;
+    }
+
+    /** The topics the request's token may write when this path takes the request ({@link #takes}); null if not. */
+    private TopicGrant grantIfTaken(ServerHttpRequest request) {
         if (request.getMethod() != HttpMethod.POST || !PATH.equals(request.getPath().pathWithinApplication().value())) {
-            return false;
+            return null;
         }
         HttpHeaders headers = request.getHeaders();
         if (tracing.carriesContext(headers::containsHeader)) {
-            return false;
+            return null;
         }
         try {
             MediaType contentType = headers.getContentType();
             if (contentType == null || !MediaType.APPLICATION_JSON.includes(contentType)) {
-                return false;
+                return null;
             }
             for (MediaType accepted : headers.getAccept()) {
                 if (!accepted.getParameters().isEmpty() || !(accepted.equals(MediaType.ALL)
                         || accepted.equals(MediaType.APPLICATION_JSON) || accepted.equals(ANY_APPLICATION))) {
-                    return false;
+                    return null;
                 }
             }
         } catch (InvalidMediaTypeException e) {
-            return false;
+            return null;
         }
         List<String> authorization = headers.getOrEmpty(HttpHeaders.AUTHORIZATION);
         if (authorization.size() != 1) {
-            return false;
+            return null;
         }
         Matcher bearer = BEARER.matcher(authorization.get(0));
         if (!bearer.matches()) {
-            return false;
+            return null;
         }
         String token = bearer.group("token");
         if (jwtDecoder && ApiSecurityConfiguration.looksLikeJwt(token)) {
-            return false;
+            return null;
         }
         ApiTokenAuthenticationManager.Entry entry = tokens.match(token);
-        return entry != null && entry.authorities().contains(PRODUCER);
+        return entry != null && entry.authorities().contains(PRODUCER) ? entry.topics() : null;
     }
 
-    private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response, HttpHandler next) {
+    private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response, HttpHandler next,
+            TopicGrant grant) {
         long started = System.nanoTime();
         String traceparent = tracing.enabled() ? MessageTracing.unsampledRoot() : null;
-        return single.write(request, traceparent)
+        return single.write(request, traceparent, grant)
                 .materialize()
                 .flatMap(outcome -> {
                     if (outcome.isOnNext() && !(outcome.get().get(0) instanceof IngestResult.Conflict)) {

@@ -21,9 +21,10 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
- * The operator's view and mutations of single outbox messages (OPERATOR): read with its {@code ETag}, list with a
- * cursor, replay and dead-letter with {@code If-Match}. The store answers mutations with a sealed
- * {@link OperatorMutation}; this class maps each to the response or an RFC 9457 problem carrying the current row.
+ * The operator's view and mutations of single outbox messages (reads VIEWER or OPERATOR, mutations OPERATOR): read
+ * with its {@code ETag}, list with a cursor, replay and dead-letter with {@code If-Match}. The store answers
+ * mutations with a sealed {@link OperatorMutation}; this class maps each to the response or an RFC 9457 problem
+ * carrying the current row.
  */
 @RestController
 final class MessageOperatorController {

@@ -3,6 +3,7 @@ package dev.dispatcher.app.api;
 import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.store.IngestResult;
 import java.net.URI;
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.http.HttpStatus;
@@ -16,7 +17,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code /v1/messages} ingest (PRODUCER); the operator's view and mutations of single messages are
- * {@link MessageOperatorController}'s. Roles are enforced by {@link ApiSecurityConfiguration}.
+ * {@link MessageOperatorController}'s. Roles are enforced by {@link ApiSecurityConfiguration}; an API token's
+ * topics by its {@link TopicGrant}, on every message before anything is written.
  */
 @RestController
 final class MessagesController {
@@ -58,10 +60,11 @@ final class MessagesController {
     }
 
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE)
-    Mono<ResponseEntity<EntryResponse>> ingest(ServerWebExchange exchange) {
+    Mono<ResponseEntity<EntryResponse>> ingest(ServerWebExchange exchange, Principal caller) {
         // a request the fast path already read and settled is answered from its outcome (IngestFastPath)
         Mono<List<IngestResult>> settled = fastPath.takeSettled(exchange.getRequest().getId());
-        return (settled != null ? settled : single.write(exchange.getRequest(), ingestTraceparent(exchange)))
+        return (settled != null ? settled
+                : single.write(exchange.getRequest(), ingestTraceparent(exchange), TopicGrant.of(caller)))
                 .map(results -> switch (results.get(0)) {
                     case IngestResult.Accepted accepted -> ResponseEntity.status(HttpStatus.ACCEPTED)
                             .location(URI.create("/v1/messages/" + accepted.entry().id()))
@@ -77,10 +80,12 @@ final class MessagesController {
     }
 
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE)
-    Mono<ResponseEntity<BatchResponse>> ingestBatch(ServerWebExchange exchange) {
+    Mono<ResponseEntity<BatchResponse>> ingestBatch(ServerWebExchange exchange, Principal caller) {
         String traceparent = ingestTraceparent(exchange);
+        TopicGrant grant = TopicGrant.of(caller);
         return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
-                .map(body -> parser.parseBatch(body).stream().map(m -> m.withTraceparent(traceparent)).toList())
+                .map(body -> grant.checkAll(parser.parseBatch(body)).stream()
+                        .map(m -> m.withTraceparent(traceparent)).toList())
                 .flatMap(messages -> backlog.check().then(ingest.write(messages)))
                 .map(results -> {
                     List<BatchItemResponse> items = new ArrayList<>(results.size());

@@ -20,10 +20,10 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
- * Read endpoints the operator console needs beyond single messages and stats (OPERATOR, like every {@code /v1}
- * read): a message's audit rows, this instance's recent rates and breaker state, and the inbox consumers with
- * their backlog and dead-letter counts (a consumer's dead letters: {@link InboxOperatorController}). Every answer is
- * bounded (a limit, a cursor, or the configured consumers).
+ * Read endpoints the operator console needs beyond single messages and stats (VIEWER or OPERATOR, like every
+ * {@code /v1} read): a message's audit rows, this instance's recent rates and breaker state, and the inbox
+ * consumers with their backlog and dead-letter counts (a consumer's dead letters: {@link InboxOperatorController}).
+ * Every answer is bounded (a limit, a cursor, or the configured consumers).
  */
 @RestController
 final class OperatorReadsController {

@@ -1,8 +1,10 @@
 package dev.dispatcher.app.api;
 
+import java.time.Duration;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.security.access.AccessDeniedException;
@@ -13,33 +15,74 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code 401} (no or bad credentials) and {@code 403} (wrong role) as {@code application/problem+json}. The
- * detail never echoes the credentials; the 401 names the schemes the API accepts in {@code WWW-Authenticate},
- * except to requests marked {@code X-Requested-With: XMLHttpRequest} (the console's), see {@link #commence}.
+ * The security chain's refusals as {@code application/problem+json}: {@code 401} (no or bad credentials),
+ * {@code 403} (wrong role), {@code 429} (too many failed authentications, {@link LoginThrottle}) and {@code 415}
+ * (a mutation without a JSON body, {@link JsonOnlyMutations}). The detail never echoes the credentials. The 401
+ * names the schemes the API accepts in {@code WWW-Authenticate}, leaving Basic out for browsers
+ * ({@link #fromBrowser}).
  */
 final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAccessDeniedHandler {
 
     static final String WWW_AUTHENTICATE = "Basic realm=\"dispatcher\", Bearer realm=\"dispatcher\"";
+    /** The challenge a browser gets: one it never answers with a login dialog of its own. */
+    static final String BROWSER_WWW_AUTHENTICATE = "Bearer realm=\"dispatcher\"";
     static final String X_REQUESTED_WITH = "X-Requested-With";
     static final String XML_HTTP_REQUEST = "XMLHttpRequest";
+    static final String SEC_FETCH_MODE = "Sec-Fetch-Mode";
+    static final String UPGRADE_INSECURE_REQUESTS = "Upgrade-Insecure-Requests";
 
     @Override
     public Mono<Void> commence(ServerWebExchange exchange, AuthenticationException ex) {
-        // A script that says so (the console) gets the 401 without the challenge: a browser would answer a Basic
-        // challenge with its own login dialog and then cache and resend those credentials on every request to
-        // this origin, including forged cross-site ones. Every other client gets the challenge as before.
-        if (!XML_HTTP_REQUEST.equals(exchange.getRequest().getHeaders().getFirst(X_REQUESTED_WITH))) {
-            exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, WWW_AUTHENTICATE);
-        }
+        // A browser answers a Basic challenge with its own login dialog, then caches what was typed and sends it
+        // with every later request to this origin, forged cross-site ones included. So browsers get only the
+        // Bearer challenge; every other client gets both schemes.
+        exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE,
+                fromBrowser(exchange.getRequest().getHeaders()) ? BROWSER_WWW_AUTHENTICATE : WWW_AUTHENTICATE);
         return write(exchange, HttpStatus.UNAUTHORIZED, "unauthenticated",
                 "credentials are missing or invalid: use HTTP Basic, a Bearer API token or a Bearer JWT");
+    }
+
+    /**
+     * Whether a request comes from a browser: it carries Fetch Metadata ({@code Sec-Fetch-Mode}, which browsers
+     * send and cannot be told to leave out), says it is a script's ({@code X-Requested-With: XMLHttpRequest}, the
+     * console's), is a navigation ({@code Accept} naming {@code text/html}, or {@code Upgrade-Insecure-Requests}).
+     * API clients (curl, HTTP libraries) send none of these.
+     */
+    static boolean fromBrowser(HttpHeaders headers) {
+        if (headers.containsHeader(SEC_FETCH_MODE) || headers.containsHeader(UPGRADE_INSECURE_REQUESTS)
+                || XML_HTTP_REQUEST.equalsIgnoreCase(headers.getFirst(X_REQUESTED_WITH))) {
+            return true;
+        }
+        try {
+            return headers.getAccept().stream().anyMatch(type -> type.equalsTypeAndSubtype(MediaType.TEXT_HTML));
+        } catch (InvalidMediaTypeException unreadable) {
+            return false;
+        }
     }
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, AccessDeniedException denied) {
         return exchange.getPrincipal().map(p -> p.getName()).defaultIfEmpty("the caller")
                 .flatMap(name -> write(exchange, HttpStatus.FORBIDDEN, "forbidden", name
-                        + " lacks the role this endpoint needs (PRODUCER for ingest, OPERATOR for everything else)"));
+                        + " lacks the role this endpoint needs (PRODUCER for ingest, VIEWER or OPERATOR for reads,"
+                        + " OPERATOR for changes)"));
+    }
+
+    /** {@code 429} with {@code Retry-After}: the client or the user name made too many failed authentications. */
+    Mono<Void> tooManyFailures(ServerWebExchange exchange, Duration wait) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+        return write(exchange, HttpStatus.TOO_MANY_REQUESTS, "too-many-failed-logins", "too many failed"
+                + " authentications from this client or for this user name; nothing was checked, retry after "
+                + seconds + " s");
+    }
+
+    /** {@code 415}: a mutation whose body is not declared {@code application/json}. */
+    Mono<Void> jsonRequired(ServerWebExchange exchange, String contentType) {
+        return write(exchange, HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "Content-Type "
+                + (contentType == null ? "is missing" : "'" + contentType + "' is not supported")
+                + "; every POST, PUT, PATCH and DELETE under /v1 takes Content-Type application/json,"
+                + " with or without a body");
     }
 
     private static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String detail) {

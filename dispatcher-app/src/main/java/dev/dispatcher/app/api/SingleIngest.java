@@ -6,9 +6,9 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 
 /**
- * One {@code POST /v1/messages}: its body read within the limit, parsed, checked against the backlog and written
- * through its lane. The same steps whichever way the request came ({@link MessagesController} or
- * {@link IngestFastPath}). Thread-safe.
+ * One {@code POST /v1/messages}: its body read within the limit, parsed, checked against the caller's
+ * {@link TopicGrant} and the backlog, and written through its lane. The same steps whichever way the request came
+ * ({@link MessagesController} or {@link IngestFastPath}). Thread-safe.
  */
 final class SingleIngest {
 
@@ -25,9 +25,9 @@ final class SingleIngest {
     }
 
     /** The message's one result once written; a problem ({@link ApiProblem}) or the write's failure otherwise. */
-    Mono<List<IngestResult>> write(ServerHttpRequest request, String traceparent) {
+    Mono<List<IngestResult>> write(ServerHttpRequest request, String traceparent, TopicGrant grant) {
         return RequestBodies.read(request, limits.singleBodyBytes(), limits.singleBodyRule())
-                .map(body -> parser.parseOne(body).withTraceparent(traceparent))
+                .map(body -> grant.check(parser.parseOne(body)).withTraceparent(traceparent))
                 .flatMap(message -> backlog.check().then(ingest.write(List.of(message))));
     }
 }

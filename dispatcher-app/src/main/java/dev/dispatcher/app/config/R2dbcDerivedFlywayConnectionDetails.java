@@ -12,9 +12,11 @@ import org.springframework.boot.r2dbc.autoconfigure.R2dbcConnectionDetails;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * The JDBC form of the R2DBC connection: {@code r2dbc:[pool:]postgresql://host:port/db} becomes
- * {@code jdbc:postgresql://host:port/db} with the same user and password. R2DBC-only options (SSL, timeouts) are
- * not carried over; set {@code spring.flyway.url} when migration needs them.
+ * The JDBC form of the R2DBC connection: {@code r2dbc:[pool:]postgresql://host:port/db?sslMode=verify-full&...}
+ * becomes {@code jdbc:postgresql://host:port/db?sslmode=verify-full&...} with the same user and password, so
+ * migrations get the application's transport security ({@link Migrations#jdbcUrlOfR2dbc}: the SSL options, from the
+ * URL or {@code spring.r2dbc.properties.*}; one that cannot be carried stops start-up). Other R2DBC options
+ * (timeouts) are not carried over; set {@code spring.flyway.url} when migration needs them.
  */
 final class R2dbcDerivedFlywayConnectionDetails implements FlywayConnectionDetails, JdbcConnectionDetails {
 

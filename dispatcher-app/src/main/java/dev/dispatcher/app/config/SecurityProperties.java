@@ -6,6 +6,9 @@ import static dev.dispatcher.app.config.PropertyRules.orDefault;
 import static dev.dispatcher.app.config.PropertyRules.quoted;
 import static dev.dispatcher.app.config.PropertyRules.upperCase;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,31 +19,38 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 /**
- * {@code dispatcher.security.*}: HTTP Basic users and Bearer API tokens. Names are unique per list; roles are upper-cased.
+ * {@code dispatcher.security.*}: HTTP Basic users, Bearer API tokens and the throttle of failed authentications.
+ * Names are unique per list; roles are upper-cased.
  *
  * @param users HTTP Basic users ({@code dispatcher.security.users[i]})
  * @param tokens Bearer API tokens ({@code dispatcher.security.tokens[i]})
  * @param publicPrometheus whether {@code /actuator/prometheus} may be scraped without credentials
- *     ({@code dispatcher.security.public-prometheus}, default {@code false}: OPERATOR only)
+ *     ({@code dispatcher.security.public-prometheus}, default {@code false}: VIEWER or OPERATOR)
+ * @param authFailures how many failed authentications a client address or a user name may make in a window
+ *     ({@code dispatcher.security.auth-failures.*})
  */
-public record SecurityProperties(List<User> users, List<Token> tokens, boolean publicPrometheus) {
+public record SecurityProperties(List<User> users, List<Token> tokens, boolean publicPrometheus,
+        AuthFailures authFailures) {
 
     public static final boolean DEFAULT_PUBLIC_PROMETHEUS = false;
 
-    /** Users and tokens; Prometheus scraping needs an OPERATOR. */
+    /** Users and tokens; Prometheus scraping needs credentials; failed authentications throttled by default. */
     public SecurityProperties(List<User> users, List<Token> tokens) {
-        this(users, tokens, DEFAULT_PUBLIC_PROMETHEUS);
+        this(users, tokens, DEFAULT_PUBLIC_PROMETHEUS, AuthFailures.defaults());
     }
 
     /** The binding constructor: an absent value takes its default. */
     @ConstructorBinding
-    public SecurityProperties(@Nullable List<User> users, @Nullable List<Token> tokens, @Nullable Boolean publicPrometheus) {
-        this(users, tokens, orDefault(publicPrometheus, DEFAULT_PUBLIC_PROMETHEUS).booleanValue());
+    public SecurityProperties(@Nullable List<User> users, @Nullable List<Token> tokens,
+            @Nullable Boolean publicPrometheus, @Nullable AuthFailures authFailures) {
+        this(users, tokens, orDefault(publicPrometheus, DEFAULT_PUBLIC_PROMETHEUS).booleanValue(),
+                orDefault(authFailures, AuthFailures.defaults()));
     }
 
     public SecurityProperties {
         users = users == null ? List.of() : List.copyOf(users);
         tokens = tokens == null ? List.of() : List.copyOf(tokens);
+        Objects.requireNonNull(authFailures, DispatcherProperties.PREFIX + ".security.auth-failures");
         Map<String, Integer> names = new HashMap<>();
         for (int i = 0; i < users.size(); i++) {
             String path = "security.users[" + i + "]";
@@ -64,6 +74,7 @@ public record SecurityProperties(List<User> users, List<Token> tokens, boolean p
                                 + " characters" + (token.sha256().length() == 64 ? " that is not hexadecimal" : ""));
             }
             requireRoles(path + ".roles", token.roles());
+            requireTopicPatterns(path, token);
         }
     }
 
@@ -92,20 +103,38 @@ public record SecurityProperties(List<User> users, List<Token> tokens, boolean p
         }
     }
 
-    /** The roles a user or token can hold. */
-    public static final Set<String> ROLES = Set.of("PRODUCER", "OPERATOR");
+    private static void requireTopicPatterns(String path, Token token) {
+        if (token.topics().isEmpty()) {
+            return;
+        }
+        if (!token.roles().contains("PRODUCER")) {
+            throw invalid(path + ".topics", "limits what a PRODUCER token may write, so the token must hold"
+                    + " PRODUCER", "set on a token with roles " + token.roles());
+        }
+        for (int i = 0; i < token.topics().size(); i++) {
+            String pattern = token.topics().get(i);
+            if (pattern == null || !TOPIC_PATTERN.matcher(pattern).matches()) {
+                throw invalid(path + ".topics[" + i + "]", "must be a topic name or a pattern of 1 to 249 of"
+                        + " [a-zA-Z0-9._-] and '*' (any run of characters), such as orders.*", quoted(pattern));
+            }
+        }
+    }
 
-    static final String ROLE_LIST = "PRODUCER, OPERATOR";
+    /** The roles a user or token can hold. */
+    public static final Set<String> ROLES = Set.of("PRODUCER", "VIEWER", "OPERATOR");
+
+    static final String ROLE_LIST = "PRODUCER, VIEWER, OPERATOR";
+    private static final Pattern TOPIC_PATTERN = Pattern.compile("[a-zA-Z0-9._*-]{1,249}");
     private static final Pattern SPRING_SECURITY_PASSWORD = Pattern.compile("\\{[^{}\\s]+}\\S.*", Pattern.DOTALL);
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
 
     /**
-     * An HTTP Basic user; validated by {@link Security}, which knows its index. The password is masked in
+     * An HTTP Basic user; validated by {@link SecurityProperties}, which knows its index. The password is masked in
      * {@link #toString()}.
      *
      * @param name the user name
      * @param password the password in Spring Security's {@code {id}} form, e.g. {@code {bcrypt}$2a$10$...}
-     * @param roles {@code PRODUCER} and/or {@code OPERATOR} (any case; stored upper-case)
+     * @param roles {@code PRODUCER}, {@code VIEWER} and/or {@code OPERATOR} (any case; stored upper-case)
      */
     public record User(String name, String password, List<String> roles) {
 
@@ -121,21 +150,60 @@ public record SecurityProperties(List<User> users, List<Token> tokens, boolean p
 
     /**
      * A Bearer API token, stored as the SHA-256 of the token, so the token itself never sits in configuration;
-     * validated by {@link Security}. The hash is masked in {@link #toString()}.
+     * validated by {@link SecurityProperties}. The hash is masked in {@link #toString()}.
      *
      * @param name who holds the token (shown in audit entries)
      * @param sha256 the hex SHA-256 of the token
-     * @param roles {@code PRODUCER} and/or {@code OPERATOR} (any case; stored upper-case)
+     * @param roles {@code PRODUCER}, {@code VIEWER} and/or {@code OPERATOR} (any case; stored upper-case)
+     * @param topics the topics a PRODUCER token may write: names or patterns where {@code *} stands for any run of
+     *     characters ({@code orders.*}); empty: every topic
      */
-    public record Token(String name, String sha256, List<String> roles) {
+    public record Token(String name, String sha256, List<String> roles, List<String> topics) {
 
+        @ConstructorBinding
         public Token {
             roles = upperCase(roles);
+            topics = topics == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(topics));
+        }
+
+        /** A token that may write every topic. */
+        public Token(String name, String sha256, List<String> roles) {
+            this(name, sha256, roles, null);
         }
 
         @Override
         public String toString() {
-            return "Token[name=" + name + ", sha256=" + MASK + ", roles=" + roles + "]";
+            return "Token[name=" + name + ", sha256=" + MASK + ", roles=" + roles
+                    + (topics.isEmpty() ? "" : ", topics=" + topics) + "]";
+        }
+    }
+
+    /**
+     * {@code dispatcher.security.auth-failures.*}: past {@code limit} failed authentications within {@code window}
+     * from one client address, or for one user name, that client or name answers {@code 429} until the window ends.
+     *
+     * @param limit failed authentications allowed per window (1..1000000)
+     * @param window the length of a window (1s..1d), counted from its first failure
+     */
+    public record AuthFailures(int limit, Duration window) {
+
+        public static final int DEFAULT_LIMIT = 10;
+        public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
+
+        public AuthFailures {
+            PropertyRules.requireBetween("security.auth-failures.limit", limit, 1, 1_000_000);
+            PropertyRules.requireBetween("security.auth-failures.window", window, Duration.ofSeconds(1),
+                    Duration.ofDays(1));
+        }
+
+        /** The binding constructor: an absent value takes its default. */
+        @ConstructorBinding
+        public AuthFailures(@Nullable Integer limit, @Nullable Duration window) {
+            this(orDefault(limit, DEFAULT_LIMIT).intValue(), orDefault(window, DEFAULT_WINDOW));
+        }
+
+        public static AuthFailures defaults() {
+            return new AuthFailures(null, null);
         }
     }
 }

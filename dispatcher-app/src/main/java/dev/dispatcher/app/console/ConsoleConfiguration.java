@@ -26,7 +26,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  *
  * <p>Security: the console's files hold no data and no secret, so they are served to anyone, like a client program
  * one could download; every figure and every action comes from {@code /v1}, which the API's own filter chain guards
- * exactly as for any other client (OPERATOR, HTTP Basic, API token or JWT). The page keeps the operator's
+ * exactly as for any other client (VIEWER or OPERATOR, HTTP Basic, API token or JWT). The page keeps the operator's
  * {@code Authorization} value in the tab's {@code sessionStorage} and sends it with each call; there is no cookie
  * and no server session, so no request can ride on ambient credentials (no CSRF). This chain matches only
  * {@code GET /console/**}, allows nothing else there, and adds a strict Content-Security-Policy (scripts, styles and

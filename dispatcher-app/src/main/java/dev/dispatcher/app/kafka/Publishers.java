@@ -28,10 +28,13 @@ public final class Publishers {
 
     /**
      * A publisher on kafka-clients. {@code acks=all}, idempotence and the serializers are forced; everything else
-     * comes from {@code producerProperties} (Boot's {@code spring.kafka.producer.*}).
+     * comes from {@code producerProperties} (Boot's {@code spring.kafka.producer.*}). The first time it publishes to
+     * a topic it checks, off the send path, that the topic's {@code min.insync.replicas} makes {@code acks=all}
+     * worth its name, and logs a warning naming the topic when not ({@link TopicDurabilityWarnings}).
      */
     public static RecordPublisher kafka(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
-        return new KafkaClientsPublisher(producerProperties, adminProperties);
+        return TopicDurabilityWarnings.logging(new KafkaClientsPublisher(producerProperties, adminProperties),
+                new ClusterCheck(adminProperties));
     }
 
     /**

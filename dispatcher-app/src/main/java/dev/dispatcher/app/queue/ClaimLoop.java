@@ -276,9 +276,13 @@ public final class ClaimLoop<M extends Claimed> {
                 .then(Mono.defer(this::claimUnlessStopping));
     }
 
-    /** A claim, unless {@link #stop()} was called during the wait before it. */
+    /**
+     * A claim, unless {@link #stop()} was called or the loop was paused during the wait before it: a wait for work
+     * does not watch the pause switch, and rows written after a pause must not buy a claim with their notification
+     * (the next turn sees the switch and waits for it instead).
+     */
     private Mono<ClaimedBatch<M>> claimUnlessStopping() {
-        return stopping.get() ? Mono.empty() : claim();
+        return stopping.get() || paused.getAsBoolean() ? Mono.empty() : claim();
     }
 
     /** {@code wait}, cut short by {@link #stop()}; emits nothing. */

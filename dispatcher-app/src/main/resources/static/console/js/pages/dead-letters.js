@@ -1,8 +1,8 @@
 // Dead letters: the outbox's DEAD_LETTERED messages a page at a time, each replayable with If-Match set to the
 // version listed (a message that changed since shows the API's 409 and its current row), and bulk replay by filter
-// (topic, key, text in the last error; bounded per call, audited per message).
+// (topic, key, text in the last error; bounded per call, audited per message). A VIEWER sees the list only.
 
-import { call, get, query } from '../api.js';
+import { call, canOperate, get, query } from '../api.js';
 import { fill, h, number, problemNotice } from '../dom.js';
 import { bulkReplayForm } from '../bulk-replay.js';
 import { messageTable, PAGE_SIZE } from './messages.js';
@@ -21,14 +21,18 @@ export function renderDeadLetters(main, params) {
   });
 
   fill(main, h('div', { class: 'toolbar' }, h('h1', {}, 'Dead letters'), count),
-    h('h2', {}, 'Bulk replay'), bulk, notice, h('h2', {}, 'Dead-lettered messages'),
+    canOperate() ? h('h2', {}, 'Bulk replay') : null, canOperate() ? bulk : null, notice,
+    h('h2', {}, 'Dead-lettered messages'),
     h('form', {
       class: 'filters',
       onsubmit: (event) => {
         event.preventDefault();
         location.hash = '#/dead-letters' + query({ topic: topic.value.trim(), key: key.value.trim() });
       },
-    }, h('button', { type: 'submit', class: 'secondary', id: 'dead-letters-filter' }, 'List with this topic and key')),
+    },
+    // a VIEWER has no bulk form: the topic and key fields move here (an element lives in one place only)
+    canOperate() ? null : [h('label', {}, 'Topic', topic), h('label', {}, 'Key', key)],
+    h('button', { type: 'submit', class: 'secondary', id: 'dead-letters-filter' }, 'List with this topic and key')),
     list);
   get('/v1/stats').then((stats) => fill(count, `${number(stats.deadLettered)} in the outbox`)).catch(() => {});
   reload();
@@ -38,7 +42,7 @@ export function renderDeadLetters(main, params) {
 async function load(list, notice, filter, cursor) {
   try {
     const page = await get('/v1/messages' + query({ status: 'DEAD_LETTERED', ...filter, limit: PAGE_SIZE, cursor }));
-    fill(list, messageTable(page.items, 'dead-letters-table', (m) => {
+    fill(list, messageTable(page.items, 'dead-letters-table', canOperate() && ((m) => {
       const button = h('button', { type: 'button', class: 'replay-one', 'data-id': m.id }, 'Replay');
       button.addEventListener('click', async () => {
         button.disabled = true;
@@ -52,7 +56,7 @@ async function load(list, notice, filter, cursor) {
         }
       });
       return button;
-    }),
+    })),
     h('div', { class: 'pager' },
       cursor ? h('a', { href: '#/dead-letters' + query(filter) }, 'First page') : null,
       page.nextCursor ? h('a', { href: '#/dead-letters' + query({ ...filter, cursor: page.nextCursor }) }, 'Next page')

@@ -2,10 +2,10 @@
 // its dead letters a page at a time (GET /v1/inbox/{consumer}/dead-letters) with the reason and the raw key (text,
 // or the bytes in hex for a key that is not text, such as an Avro key), each replayable with If-Match set to the
 // version listed (a row that changed since shows the API's 409 and its current row), and bulk replay by filter.
-// A dead letter whose value was not stored (over the consumer's limit, or refused by the database) cannot be
+// A VIEWER sees the lists only. A dead letter whose value was not stored (over the consumer's limit, or refused by the database) cannot be
 // replayed: its record is re-published from the topic, partition and offset shown.
 
-import { call, get, query } from '../api.js';
+import { call, canOperate, get, query } from '../api.js';
 import { age, fill, h, number, problemNotice, time } from '../dom.js';
 import { conflictView } from './message.js';
 import { bulkReplayForm } from '../bulk-replay.js';
@@ -56,7 +56,8 @@ function renderDeadLetters(body, consumer, cursor) {
     prefix: 'inbox-bulk', path: `${base}/dead-letters/replay`, what: ` of ${consumer}`, topicLabel: 'Source topic',
     notice, onDone: reload,
   });
-  fill(body, h('h2', {}, `Dead letters of ${consumer}`), h('h3', {}, 'Bulk replay'), bulk, notice, list);
+  fill(body, h('h2', {}, `Dead letters of ${consumer}`), canOperate() ? h('h3', {}, 'Bulk replay') : null,
+    canOperate() ? bulk : null, notice, list);
   reload();
 }
 
@@ -87,6 +88,9 @@ async function loadDeadLetters(list, notice, base, consumer, cursor) {
 }
 
 function replayButton(d, base, notice, reload) {
+  if (!canOperate()) {
+    return null; // a VIEWER lists dead letters only
+  }
   if (!d.payloadStored) {
     return h('span', { class: 'muted', title: 'The value was not stored: re-publish the record from its topic,'
       + ' partition and offset' }, 'not replayable');

@@ -1,7 +1,8 @@
-// Sign-in: HTTP Basic user and password, or a Bearer token (an OPERATOR API token or JWT). The credentials are
-// checked with GET /v1/stats before they are kept; a 403 means they are valid but lack OPERATOR.
+// Sign-in: HTTP Basic user and password, or a Bearer token (an API token or JWT). The credentials are checked with
+// GET /v1/stats before they are kept (a 403 means they are valid but lack VIEWER and OPERATOR), then GET /v1/me says
+// their roles: a VIEWER gets the console read-only.
 
-import { ApiError, call, forget, remember } from '../api.js';
+import { ApiError, call, forget, remember, rememberRoles } from '../api.js';
 import { fill, h } from '../dom.js';
 
 export function renderLogin(main, message, signedIn) {
@@ -37,11 +38,12 @@ export function renderLogin(main, message, signedIn) {
       remember(mode === 'basic' ? { user: user.value, password: password.value } : { token: token.value });
       try {
         await call('GET', '/v1/stats');
+        rememberRoles((await call('GET', '/v1/me')).body.roles);
         signedIn();
       } catch (error) {
         forget();
         fill(status, error instanceof ApiError && error.status === 403
-          ? 'Signed in, but these credentials lack the OPERATOR role the console needs (403).'
+          ? 'Signed in, but these credentials lack the VIEWER or OPERATOR role the console needs (403).'
           : error instanceof ApiError && error.status === 401
             ? 'Wrong user, password or token (401).'
             : `Cannot reach Dispatcher: ${error.message}`);
@@ -51,7 +53,7 @@ export function renderLogin(main, message, signedIn) {
     },
   },
   h('h1', {}, 'Dispatcher console'),
-  h('p', { class: 'muted' }, 'Sign in as an operator: the same credentials as the HTTP API.'),
+  h('p', { class: 'muted' }, 'Sign in with the same credentials as the HTTP API: OPERATOR, or VIEWER to look only.'),
   h('div', { class: 'tabs' }, tab('basic', 'User and password'), tab('token', 'Token')),
   basicFields, tokenFields, status, submit);
   fill(main, form);

@@ -2,7 +2,7 @@
 // replay / dead-letter with If-Match set to the version this page shows. If the message changed meanwhile, the
 // API answers 409 with the current row, shown here instead of overwriting anything.
 
-import { call, get } from '../api.js';
+import { call, canOperate, get } from '../api.js';
 import { fill, h, kvTable, number, problemNotice, statusBadge, time } from '../dom.js';
 
 export function renderMessage(main, id) {
@@ -57,6 +57,9 @@ async function load(content, notice, id) {
 }
 
 function actions(m, etag, notice, reload) {
+  if (!canOperate()) {
+    return h('p', { class: 'muted', id: 'read-only' }, 'Read-only: replaying and dead-lettering need OPERATOR.');
+  }
   const finished = m.status === 'DELIVERED' || m.status === 'DEAD_LETTERED';
   const reason = h('input', { id: 'dead-letter-reason', placeholder: 'reason (optional)' });
   const run = async (button, method, path) => {

@@ -1,7 +1,7 @@
 // The overview: backlog by status, oldest pending age, this instance's publish rate, dead letters, the relay switch
 // and the Kafka circuit breaker, refreshed every 2 s, with charts of the last minutes (GET /v1/rates samples).
 
-import { call, get } from '../api.js';
+import { call, canOperate, get } from '../api.js';
 import { age, fill, h, number, problemNotice, rate } from '../dom.js';
 import { lineChart } from '../chart.js';
 
@@ -14,7 +14,8 @@ function card(id, label, sub) {
 
 export function renderOverview(main) {
   const banners = h('div', { id: 'banners' });
-  const toggle = h('button', { id: 'relay-toggle', type: 'button', disabled: true }, 'Pause relay');
+  const toggle = h('button', { id: 'relay-toggle', type: 'button', disabled: true, hidden: !canOperate() },
+    'Pause relay');
   const error = h('div', { id: 'overview-error' });
   const charts = h('div', { class: 'charts' });
   const updated = h('span', { id: 'updated', class: 'muted' }, '');

@@ -40,7 +40,8 @@ class ApiSecurityIT extends ApiTestSupport {
                 .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
                 .expectBody().jsonPath("$.detail").value(d -> org.assertj.core.api.Assertions
                         .assertThat((String) d).contains("producer", "OPERATOR"));
-        producer().post().uri("/v1/relay/pause").exchange().expectStatus().isForbidden();
+        producer().post().uri("/v1/relay/pause").contentType(MediaType.APPLICATION_JSON).exchange().expectStatus()
+                .isForbidden();
         producer().get().uri("/v1/messages").exchange().expectStatus().isForbidden();
     }
 

@@ -41,6 +41,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -59,6 +60,13 @@ abstract class ApiTestSupport {
     static final String SCHEMA = "api_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     static final String PRODUCER_TOKEN = "producer-token-" + UUID.randomUUID();
     static final String OPERATOR_TOKEN = "operator-token-" + UUID.randomUUID();
+    static final String VIEWER_TOKEN = "viewer-token-" + UUID.randomUUID();
+    /** A PRODUCER token that may write topics matching {@value #ORDERS_PATTERN} only. */
+    static final String ORDERS_TOKEN = "orders-token-" + UUID.randomUUID();
+    static final String ORDERS_PATTERN = "orders.*";
+    /** A user whose password is a real bcrypt hash (cost {@value #DEMO_BCRYPT_COST}), as in production. */
+    static final String DEMO_USER = "demo";
+    static final int DEMO_BCRYPT_COST = 8;
     static final long MAX_PAYLOAD = 16 * 1024;
     static final int MAX_BATCH = 5;
     static final long MAX_BACKLOG = 300;
@@ -83,8 +91,19 @@ abstract class ApiTestSupport {
         user(registry, 0, "producer", "PRODUCER");
         user(registry, 1, "operator", "OPERATOR");
         user(registry, 2, "operator2", "OPERATOR");
+        user(registry, 3, "viewer", "VIEWER");
+        registry.add("dispatcher.security.users[4].name", () -> DEMO_USER);
+        registry.add("dispatcher.security.users[4].password",
+                () -> "{bcrypt}" + new BCryptPasswordEncoder(DEMO_BCRYPT_COST).encode(DEMO_USER + "-pw"));
+        registry.add("dispatcher.security.users[4].roles", () -> "VIEWER");
         token(registry, 0, "loader", PRODUCER_TOKEN, "PRODUCER");
         token(registry, 1, "ops-bot", OPERATOR_TOKEN, "OPERATOR");
+        token(registry, 2, "dashboard", VIEWER_TOKEN, "VIEWER");
+        token(registry, 3, "orders-service", ORDERS_TOKEN, "PRODUCER");
+        registry.add("dispatcher.security.tokens[3].topics[0]", () -> ORDERS_PATTERN);
+        // every test here signs in from 127.0.0.1, and FailedLoginTimingIT fails hundreds of logins on purpose; the
+        // throttle itself is FailedLoginThrottleIT's, in a service of its own
+        registry.add("dispatcher.security.auth-failures.limit", () -> 1_000_000);
         registry.add("spring.security.oauth2.resourceserver.jwt.public-key-location",
                 () -> JWT_PUBLIC_KEY.toUri().toString());
     }
@@ -118,6 +137,10 @@ abstract class ApiTestSupport {
 
     WebTestClient operator() {
         return as("operator");
+    }
+
+    WebTestClient viewer() {
+        return as("viewer");
     }
 
     WebTestClient bearer(String token) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.MediaType;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
@@ -55,6 +56,7 @@ class ConcurrentReplayIT extends ApiTestSupport {
         return client.post().uri("/v1/messages/{id}/replay", id)
                 .headers(h -> h.setBasicAuth(user, user + "-pw"))
                 .header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON)
                 .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode()))
                 .map(HttpStatusCode::value);
     }

@@ -75,9 +75,11 @@ class InboxOperatorApiIT extends OpsTestSupport {
         as(OPERATOR).get().uri("/v1/inbox/" + CONSUMER + "/dead-letters?cursor=nonsense").exchange()
                 .expectStatus().isBadRequest()
                 .expectBody().jsonPath("$.field").isEqualTo("cursor");
-        as(OPERATOR).post().uri("/v1/inbox/nobody/messages/x/replay").header("If-Match", "\"0\"").exchange()
+        as(OPERATOR).post().uri("/v1/inbox/nobody/messages/x/replay")
+                .contentType(MediaType.APPLICATION_JSON).header("If-Match", "\"0\"").exchange()
                 .expectStatus().isNotFound();
         as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/messages/" + UUID.randomUUID() + "/replay")
+                .contentType(MediaType.APPLICATION_JSON)
                 .header("If-Match", "\"0\"").exchange()
                 .expectStatus().isNotFound();
         as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/dead-letters/replay")
@@ -87,7 +89,8 @@ class InboxOperatorApiIT extends OpsTestSupport {
         as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/dead-letters/replay")
                 .contentType(MediaType.TEXT_PLAIN).bodyValue("limit=5").exchange()
                 .expectStatus().isEqualTo(415);
-        as(OPERATOR).post().uri("/v1/inbox/nobody/dead-letters/replay").exchange().expectStatus().isNotFound();
+        as(OPERATOR).post().uri("/v1/inbox/nobody/dead-letters/replay")
+                .contentType(MediaType.APPLICATION_JSON).exchange().expectStatus().isNotFound();
         as(PRODUCER).get().uri("/v1/inbox/" + CONSUMER + "/dead-letters").exchange().expectStatus().isForbidden();
     }
 
@@ -97,16 +100,16 @@ class InboxOperatorApiIT extends OpsTestSupport {
                 "webhook answered 503");
         String path = "/v1/inbox/" + CONSUMER + "/messages/" + id + "/replay";
 
-        as(OPERATOR).post().uri(path).exchange()
+        as(OPERATOR).post().uri(path).contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isEqualTo(428)
                 .expectBody().jsonPath("$.field").isEqualTo("If-Match");
-        as(OPERATOR).post().uri(path).header("If-Match", "\"3\"").exchange()
+        as(OPERATOR).post().uri(path).contentType(MediaType.APPLICATION_JSON).header("If-Match", "\"3\"").exchange()
                 .expectStatus().isEqualTo(409)
                 .expectBody()
                 .jsonPath("$.type").value(t -> assertThat((String) t).endsWith("/version-mismatch"))
                 .jsonPath("$.current.status").isEqualTo("DEAD_LETTERED")
                 .jsonPath("$.current.version").isEqualTo(0);
-        as(OPERATOR).post().uri(path).header("If-Match", "\"0\"").exchange()
+        as(OPERATOR).post().uri(path).contentType(MediaType.APPLICATION_JSON).header("If-Match", "\"0\"").exchange()
                 .expectStatus().isOk()
                 .expectHeader().valueEquals("ETag", "\"1\"")
                 .expectBody()
@@ -114,7 +117,8 @@ class InboxOperatorApiIT extends OpsTestSupport {
                 .jsonPath("$.attempts").isEqualTo(0)
                 .jsonPath("$.version").isEqualTo(1);
         // a stale list row: the same version again is refused with the current row, nothing changes
-        as(OTHER_OPERATOR).post().uri(path).header("If-Match", "\"0\"").exchange()
+        as(OTHER_OPERATOR).post().uri(path)
+                .contentType(MediaType.APPLICATION_JSON).header("If-Match", "\"0\"").exchange()
                 .expectStatus().isEqualTo(409)
                 .expectBody().jsonPath("$.current.version").value(v -> assertThat(((Number) v).longValue())
                         .isGreaterThanOrEqualTo(1));
@@ -134,7 +138,8 @@ class InboxOperatorApiIT extends OpsTestSupport {
     @Test
     void aDeadLetterWhoseValueWasNotStoredIsNeverReplayed() {
         String id = seedInboxDeadLetter(UUID.randomUUID() + "-unstored", "k", null, null, "value over the limit");
-        as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/messages/" + id + "/replay").header("If-Match", "\"0\"")
+        as(OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/messages/" + id + "/replay")
+                .contentType(MediaType.APPLICATION_JSON).header("If-Match", "\"0\"")
                 .exchange()
                 .expectStatus().isEqualTo(409)
                 .expectBody()
@@ -226,6 +231,7 @@ class InboxOperatorApiIT extends OpsTestSupport {
 
     private static Mono<Integer> replay(WebClient client, String user, String id) {
         return client.post().uri("/v1/inbox/{consumer}/messages/{id}/replay", CONSUMER, id)
+                .contentType(MediaType.APPLICATION_JSON)
                 .headers(h -> h.setBasicAuth(user, password(user)))
                 .header("If-Match", "\"0\"")
                 .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode()))

@@ -29,7 +29,8 @@ class OperatorApiIT extends ApiTestSupport {
         operator().get().uri("/v1/messages/" + UUID.randomUUID()).exchange()
                 .expectStatus().isNotFound()
                 .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON);
-        operator().post().uri("/v1/messages/" + UUID.randomUUID() + "/replay").header("If-Match", "\"0\"").exchange()
+        operator().post().uri("/v1/messages/" + UUID.randomUUID() + "/replay").header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isNotFound();
     }
 
@@ -62,7 +63,8 @@ class OperatorApiIT extends ApiTestSupport {
         UUID id = seed("DEAD_LETTERED", uniqueTopic("replay"), null, "poison");
         execute("UPDATE outbox_message SET version = 4, lease_token = gen_random_uuid(), lease_owner = 'w1' WHERE id = ?", id);
 
-        operator().post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"4\"").exchange()
+        operator().post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"4\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk()
                 .expectHeader().valueEquals("ETag", "\"5\"")
                 .expectBody()
@@ -87,7 +89,8 @@ class OperatorApiIT extends ApiTestSupport {
     @Test
     void aStaleVersionIs409WithTheCurrentRowAndChangesNothing() {
         UUID id = seed("DELIVERED", uniqueTopic("stale"), null, null);
-        operator().post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"7\"").exchange()
+        operator().post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"7\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isEqualTo(409)
                 .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
                 .expectBody()
@@ -100,7 +103,8 @@ class OperatorApiIT extends ApiTestSupport {
     @Test
     void replayingALiveMessageIsAnIllegalTransition409() {
         UUID id = seed("PENDING", uniqueTopic("illegal"), null, null);
-        operator().post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"").exchange()
+        operator().post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isEqualTo(409)
                 .expectBody()
                 .jsonPath("$.type").value(t -> assertThat((String) t).endsWith("illegal-transition"))
@@ -113,7 +117,7 @@ class OperatorApiIT extends ApiTestSupport {
         execute("UPDATE outbox_message SET lease_token = gen_random_uuid(), lease_owner = 'w1',"
                 + " lease_until = now() + interval '1 minute' WHERE id = ?", id);
         operator().post().uri("/v1/messages/" + id + "/dead-letter?reason=bad data").header("If-Match", "\"0\"")
-                .exchange()
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk()
                 .expectHeader().valueEquals("ETag", "\"1\"")
                 .expectBody().jsonPath("$.status").isEqualTo("DEAD_LETTERED").jsonPath("$.lastError").isEqualTo("bad data");
@@ -122,7 +126,8 @@ class OperatorApiIT extends ApiTestSupport {
         assertThat(count("SELECT count(*) FROM dispatch_audit WHERE message_id = ? AND action = 'dead_letter'"
                 + " AND before_state->>'lease_owner' = 'w1'", id.toString())).isEqualTo(1);
 
-        operator().post().uri("/v1/messages/" + id + "/dead-letter").header("If-Match", "\"1\"").exchange()
+        operator().post().uri("/v1/messages/" + id + "/dead-letter").header("If-Match", "\"1\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isEqualTo(409);
     }
 
@@ -166,14 +171,14 @@ class OperatorApiIT extends ApiTestSupport {
     @Test
     void pauseAndResumeAreClusterWideAndAudited() {
         try {
-            operator().post().uri("/v1/relay/pause").exchange()
+            operator().post().uri("/v1/relay/pause").contentType(MediaType.APPLICATION_JSON).exchange()
                     .expectStatus().isOk()
                     .expectBody().jsonPath("$.relayPaused").isEqualTo(true);
             assertThat(count("SELECT count(*) FROM dispatcher_control WHERE name = 'relay_paused' AND enabled"
                     + " AND updated_by = 'operator'")).isEqualTo(1);
             operator().get().uri("/v1/stats").exchange().expectBody().jsonPath("$.relayPaused").isEqualTo(true);
         } finally {
-            operator().post().uri("/v1/relay/resume").exchange()
+            operator().post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange()
                     .expectStatus().isOk()
                     .expectBody().jsonPath("$.relayPaused").isEqualTo(false).jsonPath("$.wasPaused").isEqualTo(true);
         }

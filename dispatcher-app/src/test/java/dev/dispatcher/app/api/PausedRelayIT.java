@@ -34,7 +34,8 @@ class PausedRelayIT extends ApiTestSupport {
 
     @Test
     void resumeAndStatsAnswerPromptlyAfterIngestWhilePaused() throws Exception {
-        operator().post().uri("/v1/relay/pause").exchange().expectStatus().isOk();
+        operator().post().uri("/v1/relay/pause").contentType(MediaType.APPLICATION_JSON).exchange().expectStatus()
+                .isOk();
         try {
             String topic = uniqueTopic("paused");
             List<UUID> accepted = new ArrayList<>();
@@ -57,7 +58,8 @@ class PausedRelayIT extends ApiTestSupport {
             long started = System.nanoTime();
             bounded.get().uri("/v1/stats").exchange().expectStatus().isOk()
                     .expectBody().jsonPath("$.relayPaused").isEqualTo(true);
-            bounded.post().uri("/v1/relay/resume").exchange().expectStatus().isOk()
+            bounded.post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange().expectStatus()
+                    .isOk()
                     .expectBody().jsonPath("$.relayPaused").isEqualTo(false);
             bounded.get().uri("/v1/stats").exchange().expectStatus().isOk()
                     .expectBody().jsonPath("$.relayPaused").isEqualTo(false);
@@ -68,7 +70,8 @@ class PausedRelayIT extends ApiTestSupport {
                     "SELECT count(*) FROM outbox_message WHERE status = 'DELIVERED' AND id = ANY(?::uuid[])",
                     (Object) accepted.stream().map(UUID::toString).toArray(String[]::new)) == accepted.size());
         } finally {
-            operator().post().uri("/v1/relay/resume").exchange().expectStatus().isOk();
+            operator().post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange()
+                    .expectStatus().isOk();
         }
     }
 

@@ -60,6 +60,8 @@ class DispatcherPropertiesTest {
                 "dispatcher.security.tokens[0].name", "loader",
                 "dispatcher.security.tokens[0].sha256", SHA,
                 "dispatcher.security.tokens[0].roles", "producer",
+                "dispatcher.security.tokens[0].topics", "orders.*,audit",
+                "dispatcher.security.auth-failures.limit", "5",
                 "dispatcher.inbox.consumers[0].name", "billing",
                 "dispatcher.inbox.consumers[0].topics", "orders,refunds",
                 "dispatcher.inbox.consumers[0].handler", "local"));
@@ -72,8 +74,24 @@ class DispatcherPropertiesTest {
         assertThat(properties.retry().jitter()).isEqualTo(Jitter.DECORRELATED);
         assertThat(properties.retry().maxAttempts()).isEqualTo(RetryProperties.DEFAULT_MAX_ATTEMPTS);
         assertThat(properties.ingest().maxPayloadSize()).isEqualTo(DataSize.ofKilobytes(256));
-        assertThat(properties.security().tokens()).singleElement()
-                .satisfies(token -> assertThat(token.roles()).containsExactly("PRODUCER"));
+        assertThat(properties.security().tokens()).singleElement().satisfies(token -> {
+            assertThat(token.roles()).containsExactly("PRODUCER");
+            assertThat(token.topics()).containsExactly("orders.*", "audit");
+        });
+        assertThat(properties.security().authFailures().limit()).isEqualTo(5);
+        assertThat(properties.security().authFailures().window())
+                .isEqualTo(SecurityProperties.AuthFailures.DEFAULT_WINDOW);
+    }
+
+    @Test
+    void failedLoginsAreThrottledByDefault() {
+        SecurityProperties.AuthFailures defaults = DispatcherProperties.defaults().security().authFailures();
+        assertThat(defaults.limit()).isEqualTo(10);
+        assertThat(defaults.window()).isEqualTo(Duration.ofMinutes(1));
+        assertInvalid(() -> new SecurityProperties.AuthFailures(0, null),
+                "dispatcher.security.auth-failures.limit must be between 1 and 1000000, but was 0");
+        assertInvalid(() -> new SecurityProperties.AuthFailures(null, Duration.ofMillis(10)),
+                "dispatcher.security.auth-failures.window must be between 1s and 1d, but was 10ms");
     }
 
     @Test
@@ -157,7 +175,7 @@ class DispatcherPropertiesTest {
     @Test
     void securityNamesTheIndexedPropertyAndNeverPrintsSecrets() {
         assertInvalid(() -> new SecurityProperties(List.of(new User("ops", "{noop}pw", List.of("admin"))), null),
-                "dispatcher.security.users[0].roles[0] must be one of PRODUCER, OPERATOR, but was 'ADMIN'");
+                "dispatcher.security.users[0].roles[0] must be one of PRODUCER, VIEWER, OPERATOR, but was 'ADMIN'");
         assertInvalid(() -> new SecurityProperties(List.of(new User("ops", "plain-secret", List.of("operator"))), null),
                 "dispatcher.security.users[0].password must be in Spring Security's {id} form, such as"
                         + " {bcrypt}$2a$10$... or {noop}secret, but was a value without an {id} prefix");
@@ -168,6 +186,14 @@ class DispatcherPropertiesTest {
         assertInvalid(() -> new SecurityProperties(null, List.of(
                         new Token("a", SHA, List.of("PRODUCER")), new Token("a", SHA, List.of("OPERATOR")))),
                 "dispatcher.security.tokens[1].name must be unique, same as [0], but was 'a'");
+        assertInvalid(() -> new SecurityProperties(null, List.of(
+                        new Token("a", SHA, List.of("PRODUCER"), List.of("orders.*", "orders/eu")))),
+                "dispatcher.security.tokens[0].topics[1] must be a topic name or a pattern of 1 to 249 of"
+                        + " [a-zA-Z0-9._-] and '*' (any run of characters), such as orders.*, but was 'orders/eu'");
+        assertInvalid(() -> new SecurityProperties(null, List.of(
+                        new Token("a", SHA, List.of("VIEWER"), List.of("orders.*")))),
+                "dispatcher.security.tokens[0].topics limits what a PRODUCER token may write, so the token must"
+                        + " hold PRODUCER, but was set on a token with roles [VIEWER]");
     }
 
     @Test

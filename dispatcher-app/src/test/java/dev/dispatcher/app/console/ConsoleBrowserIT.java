@@ -26,7 +26,7 @@ import org.springframework.http.MediaType;
  * The operator console in a real browser (headless Chromium), against the running service with an outbox of more
  * than {@value #HISTORY} messages: sign-in, live overview numbers, finding a dead letter and replaying it after the
  * fix, a stale replay answered 409 with the current row, bulk replay, the inbox consumers and their dead letters
- * (raw keys, reasons, replay one and in bulk, a stale replay's 409). Each page is
+ * (raw keys, reasons, replay one and in bulk, a stale replay's 409), and a VIEWER's read-only console. Each page is
  * photographed under {@code target/console-screenshots/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -130,7 +130,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
             browser.click("#relay-toggle");
             browser.awaitText("#relay-state", "RUNNING"::equals, "the relay resumed");
         } finally {
-            as(OPERATOR).post().uri("/v1/relay/resume").exchange().expectStatus().isOk();
+            as(OPERATOR).post().uri("/v1/relay/resume").contentType(MediaType.APPLICATION_JSON).exchange()
+                    .expectStatus().isOk();
         }
         browser.awaitText("#published-total", t -> number(t) >= publishedBefore + 25, "25 more published");
         browser.awaitText("#backlog-total", t -> number(t) <= backlogBefore, "the backlog drained");
@@ -190,7 +191,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
         assertThat(browser.text("#message-version")).startsWith("0");
 
         // another operator replays it first
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"").exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + id + "/replay").header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         browser.click("#replay");
         assertThat(browser.text("#conflict")).contains("409").contains("nothing was changed");
@@ -230,7 +232,8 @@ class ConsoleBrowserIT extends OpsTestSupport {
                 "the list without the replayed rows");
         browser.screenshot("08-dead-letters");
 
-        as(OTHER_OPERATOR).post().uri("/v1/messages/" + other + "/replay").header("If-Match", "\"0\"").exchange()
+        as(OTHER_OPERATOR).post().uri("/v1/messages/" + other + "/replay").header("If-Match", "\"0\"")
+                .contentType(MediaType.APPLICATION_JSON).exchange()
                 .expectStatus().isOk();
         browser.find("button.replay-one[data-id='" + other + "']").click();
         assertThat(browser.text("#conflict")).contains("409");
@@ -286,7 +289,7 @@ class ConsoleBrowserIT extends OpsTestSupport {
 
         // another operator replays a listed row first: this page's version is stale
         as(OTHER_OPERATOR).post().uri("/v1/inbox/" + CONSUMER + "/messages/" + stale + "/replay")
-                .header("If-Match", "\"0\"").exchange().expectStatus().isOk();
+                .header("If-Match", "\"0\"").contentType(MediaType.APPLICATION_JSON).exchange().expectStatus().isOk();
         browser.find("button.inbox-replay-one[data-message-id='" + stale + "']").click();
         assertThat(browser.text("#conflict")).contains("409").contains("nothing was changed");
         assertThat(count("SELECT count(*) FROM dispatch_audit WHERE message_id = ?", stale)).isEqualTo(1);
@@ -299,6 +302,33 @@ class ConsoleBrowserIT extends OpsTestSupport {
         }
         assertThat(text("SELECT status FROM inbox_message WHERE message_id = ?", unstored)).isEqualTo("DEAD_LETTERED");
         browser.screenshot("11-inbox-replayed");
+    }
+
+    @Test
+    @Order(9)
+    void aViewerSeesEveryPageButNoButtonThatChangesAnything() {
+        UUID id = seedDeadLetter(PLAIN_TOPIC, "viewer", "seen by a viewer");
+        browser.open(console("/"));
+        browser.click("#sign-out");
+        signIn(VIEWER, password(VIEWER));
+        browser.awaitText("#relay-state", t -> t.equals("RUNNING") || t.equals("PAUSED"), "the overview");
+        assertThat(browser.text("#who")).isEqualTo(VIEWER + " (read-only)");
+        assertThat(browser.driver().findElement(By.cssSelector("#relay-toggle")).isDisplayed())
+                .as("no pause button").isFalse();
+        browser.screenshot("12-viewer-overview");
+
+        browser.open(console("/messages/" + id));
+        browser.awaitText("#message-status", "DEAD_LETTERED"::equals, "the dead letter's page");
+        assertThat(browser.text("#read-only")).contains("OPERATOR");
+        assertThat(browser.present("#replay")).isFalse();
+
+        browser.open(console("/dead-letters?topic=" + PLAIN_TOPIC));
+        browser.find("tr[data-id='" + id + "']");
+        assertThat(browser.present("#bulk-form")).isFalse();
+        assertThat(browser.present("button.replay-one")).isFalse();
+        browser.find("#bulk-topic");
+        browser.screenshot("13-viewer-dead-letters");
+        assertThat(text("SELECT status FROM outbox_message WHERE id = ?", id)).isEqualTo("DEAD_LETTERED");
     }
 
     private void signIn(String user, String password) {

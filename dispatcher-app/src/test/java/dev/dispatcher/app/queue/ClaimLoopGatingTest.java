@@ -114,6 +114,27 @@ class ClaimLoopGatingTest {
     }
 
     @Test
+    void aLoopWaitingForWorkThatIsPausedMeanwhileClaimsNothingWhenWorkArrives() {
+        queue.rowsPerClaim = () -> 0;
+        start();
+        assertThat(queue.claims.get()).isEqualTo(1);
+
+        paused.set(true);
+        loop.pauseChanged();
+        queue.rowsPerClaim = () -> BATCH;
+        loop.wake(); // rows written after the pause: their notification must not buy a claim
+        time.advanceTimeBy(LINGER.multipliedBy(2));
+        assertThat(queue.claims.get()).as("no claim while paused").isEqualTo(1);
+        time.advanceTimeBy(POLL.multipliedBy(3));
+        assertThat(queue.claims.get()).isEqualTo(1);
+
+        paused.set(false);
+        loop.pauseChanged();
+        time.advanceTimeBy(LINGER);
+        assertThat(queue.claims.get()).as("resumed: the rows are claimed at once").isGreaterThan(1);
+    }
+
+    @Test
     void capacityBoundsClaimedUnfinishedBatchesAndAFinishedOneFreesASlotAtOnce() {
         queue.rowsPerClaim = () -> BATCH;
         start();

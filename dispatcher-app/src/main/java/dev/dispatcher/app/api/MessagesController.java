@@ -27,15 +27,17 @@ final class MessagesController {
     private final IngestLimits limits;
     private final SingleIngest single;
     private final IngestFastPath fastPath;
+    private final IngestBudget budget;
 
     MessagesController(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, IngestLimits limits,
-            SingleIngest single, IngestFastPath fastPath) {
+            SingleIngest single, IngestFastPath fastPath, IngestBudget budget) {
         this.parser = parser;
         this.ingest = ingest;
         this.backlog = backlog;
         this.limits = limits;
         this.single = single;
         this.fastPath = fastPath;
+        this.budget = budget;
     }
 
     // ---- ingest
@@ -79,9 +81,11 @@ final class MessagesController {
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<BatchResponse>> ingestBatch(ServerWebExchange exchange) {
         String traceparent = ingestTraceparent(exchange);
-        return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
+        // admitted before its body is read, as a single message is (SingleIngest)
+        return budget.admit(exchange.getRequest(), limits.batchBodyBytes(), reservation -> RequestBodies.read(
+                        exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
                 .map(body -> parser.parseBatch(body).stream().map(m -> m.withTraceparent(traceparent)).toList())
-                .flatMap(messages -> backlog.check().then(ingest.write(messages)))
+                .flatMap(messages -> backlog.check().then(ingest.write(messages, reservation))))
                 .map(results -> {
                     List<BatchItemResponse> items = new ArrayList<>(results.size());
                     for (int i = 0; i < results.size(); i++) {

@@ -35,7 +35,8 @@ import org.springframework.util.unit.DataSize;
  * @param maxConcurrentRequests the most ingest requests answered at once; past it a request answers 503 with
  *     {@code Retry-After} before its body is read
  * @param readTimeout the longest pause between two reads of a request's body (Netty's read timeout, for every
- *     request of the server): a client that stops sending mid-body has its connection closed
+ *     request of the server, counted from its headers until its body is complete, also while the service has not
+ *     yet asked for the body): a client that stops sending mid-body has its connection closed
  * @param bodyTimeout the longest a request's body may take to arrive (Netty's request timeout, for every request
  *     of the server)
  */

@@ -58,6 +58,10 @@ class IngestMemoryBoundIT {
         properties.put("dispatcher.ingest.max-payload-size", MAX_PAYLOAD + "B");
         properties.put("dispatcher.ingest.max-queued-bytes", MAX_QUEUED_BYTES + "B");
         properties.put("dispatcher.ingest.timeout", "60s");
+        // short for aClientThatStopsMidBodyIsCutOffAfterTheReadTimeout; it also runs while a request waits for the
+        // framework to start reading its body (Netty reads no more until asked), which a loaded machine can make
+        // last a second or more
+        properties.put("dispatcher.ingest.read-timeout", "5s");
         properties.put("spring.r2dbc.properties.lockWaitTimeout", "60s");
         properties.put("dispatcher.security.users[0].name", "producer");
         properties.put("dispatcher.security.users[0].password", "{noop}producer-pw");
@@ -144,6 +148,30 @@ class IngestMemoryBoundIT {
                 assertThat(rows.getLong(1)).as("only the admitted requests were written").isEqualTo(accepted);
             }
         }
+    }
+
+    /**
+     * A client that sends half a body and stops (a slowloris, a frozen peer) has its connection closed after
+     * {@code dispatcher.ingest.read-timeout} (5 s here) instead of holding the body's reservation for ever.
+     */
+    @org.junit.jupiter.api.Test
+    void aClientThatStopsMidBodyIsCutOffAfterTheReadTimeout() throws Exception {
+        byte[] head = ("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer " + TOKEN + "\r\nContent-Length: 100000\r\n\r\n{\"topic\":\"t\",")
+                .getBytes(StandardCharsets.US_ASCII);
+        URI uri = URI.create(baseUrl);
+        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+            socket.setSoTimeout(30_000);
+            long started = System.nanoTime();
+            socket.getOutputStream().write(head);
+            socket.getOutputStream().flush();
+            byte[] answer = socket.getInputStream().readAllBytes(); // until the server closes the connection
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(millis).as("closed after the read timeout, not at once and not never (answer: %s)",
+                    new String(answer, StandardCharsets.ISO_8859_1)).isBetween(4_500L, 25_000L);
+        }
+        assertThat(send("Bearer " + TOKEN, IngestApiIT.item(null, "bytes.after-slowloris", "k", "1"))
+                .get(60, TimeUnit.SECONDS).statusCode()).as("its reservation was given back").isEqualTo(202);
     }
 
     private static void awaitIngestBlockedBy(Connection holder) throws Exception {

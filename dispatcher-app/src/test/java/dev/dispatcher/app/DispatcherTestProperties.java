@@ -6,6 +6,8 @@ import dev.dispatcher.testkit.TestServers;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
@@ -46,6 +48,22 @@ public final class DispatcherTestProperties {
         return forSchema(schema).entrySet().stream()
                 .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
                 .toArray(String[]::new);
+    }
+
+    /**
+     * Starts the service with {@code properties} as command-line arguments, on a free port ({@code server.port=0}
+     * unless given), for tests that need a context of their own (their own database or broker).
+     */
+    public static ConfigurableApplicationContext start(Map<String, Object> properties) {
+        Map<String, Object> all = new LinkedHashMap<>(properties);
+        all.putIfAbsent("server.port", 0);
+        return new SpringApplicationBuilder(DispatcherApplication.class).run(all.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue()).toArray(String[]::new));
+    }
+
+    /** Where a context of {@link #start} listens: {@code http://localhost:<port>}. */
+    public static String baseUrl(ConfigurableApplicationContext context) {
+        return "http://localhost:" + context.getEnvironment().getRequiredProperty("local.server.port");
     }
 
     /** Registers {@link #forSchema(String)}; the schema supplier is read once, when the context starts. */

@@ -40,8 +40,9 @@ import java.util.regex.Pattern;
  * auto-commit mode each write commits on its own (the lock then covers only that statement), so atomicity with
  * the business change needs a transaction.
  *
- * <p>Errors: a delivery time outside the allowed window is an {@code IllegalArgumentException} naming {@code
- * deliverAt} or {@code delay}, thrown before anything is sent; a message id that already exists is an {@code
+ * <p>Errors: a payload above the writer's limit is a {@link PayloadTooLargeException} and a delivery time outside the
+ * allowed window an {@code IllegalArgumentException} naming {@code deliverAt} or {@code delay}, both thrown before
+ * anything is sent; a message id that already exists is an {@code
  * SQLException} with SQLState {@code 23505}, which aborts the transaction (roll back). Thread-safe and stateless;
  * a connection must not be used by two threads at once.
  */
@@ -82,6 +83,18 @@ public final class JdbcOutboxWriter {
      */
     public JdbcOutboxWriter withMaxDelay(Duration maxDelay) {
         return new JdbcOutboxWriter(settings.withMaxDelay(maxDelay));
+    }
+
+    /**
+     * This writer with another payload limit (default 1 MiB, the service's {@code dispatcher.ingest.max-payload-size}):
+     * a larger payload is refused with {@link PayloadTooLargeException}, naming the limit and the size, before
+     * anything is sent. Keep it within what the service's producer and the brokers accept ({@code max.request.size},
+     * {@code message.max.bytes}), or the relay dead-letters the row as too large.
+     *
+     * @throws IllegalArgumentException when {@code maxPayloadBytes} is not positive
+     */
+    public JdbcOutboxWriter withMaxPayloadSize(long maxPayloadBytes) {
+        return new JdbcOutboxWriter(settings.withMaxPayloadBytes(maxPayloadBytes));
     }
 
     /** This writer with another clock for turning a {@code deliverAt} into a delay (tests). */

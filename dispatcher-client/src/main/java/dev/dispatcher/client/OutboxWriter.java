@@ -43,8 +43,9 @@ import reactor.core.publisher.Mono;
  * is checked against this writer's clock and maximum delay ({@link #withMaxDelay}, default 7 days) when written,
  * and stored as a delay the database adds to its own clock ({@code visible_after}).
  *
- * <p>Errors arrive as signals: a delivery time outside the allowed window as an {@code IllegalArgumentException}
- * naming {@code deliverAt} or {@code delay}, before anything is sent; database errors as {@code R2dbcException}s.
+ * <p>Errors arrive as signals: a payload above the writer's limit as a {@link PayloadTooLargeException} and a delivery
+ * time outside the allowed window as an {@code IllegalArgumentException} naming {@code deliverAt} or {@code delay},
+ * both before anything is sent; database errors as {@code R2dbcException}s.
  * A message id that already exists fails with {@code R2dbcDataIntegrityViolationException} (the application's
  * transaction is then aborted and must roll back). {@link JdbcOutboxWriter} writes the same rows over JDBC. Lazy: nothing runs until subscription. Thread-safe and stateless; one instance can serve the whole
  * application. A connection must not be used by two writes at once (R2DBC connections are not concurrent).
@@ -78,6 +79,18 @@ public final class OutboxWriter {
      */
     public OutboxWriter withMaxDelay(Duration maxDelay) {
         return new OutboxWriter(settings.withMaxDelay(maxDelay));
+    }
+
+    /**
+     * This writer with another payload limit (default 1 MiB, the service's {@code dispatcher.ingest.max-payload-size}):
+     * a larger payload is refused with {@link PayloadTooLargeException}, naming the limit and the size, before
+     * anything is sent. Keep it within what the service's producer and the brokers accept ({@code max.request.size},
+     * {@code message.max.bytes}), or the relay dead-letters the row as too large.
+     *
+     * @throws IllegalArgumentException when {@code maxPayloadBytes} is not positive
+     */
+    public OutboxWriter withMaxPayloadSize(long maxPayloadBytes) {
+        return new OutboxWriter(settings.withMaxPayloadBytes(maxPayloadBytes));
     }
 
     /** This writer with another clock for turning a {@code deliverAt} into a delay (tests). */

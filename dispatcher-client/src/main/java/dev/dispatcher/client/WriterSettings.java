@@ -14,9 +14,13 @@ import java.util.regex.Pattern;
 /**
  * What the R2DBC and the JDBC writer share, so both write the same row the same way: the statements ({@link
  * OutboxSql#INSERT} and {@link OutboxSql#LOCK_KEY}, table names schema-qualified or not), the insert's parameters
- * for a message, and the delivery-time rule with its clock and maximum delay. Immutable.
+ * for a message, the delivery-time rule with its clock and maximum delay, and the largest payload accepted
+ * ({@link #DEFAULT_MAX_PAYLOAD_BYTES} by default, the service's {@code dispatcher.ingest.max-payload-size}). Immutable.
  */
-record WriterSettings(String insert, String lockKey, Clock clock, Duration maxDelay) {
+record WriterSettings(String insert, String lockKey, Clock clock, Duration maxDelay, long maxPayloadBytes) {
+
+    /** 1 MiB, as the service's HTTP ingest, which the service's producer is configured to fit. */
+    static final long DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final String TABLE = "INSERT INTO outbox_message";
@@ -27,7 +31,7 @@ record WriterSettings(String insert, String lockKey, Clock clock, Duration maxDe
 
     static WriterSettings unqualified() {
         return new WriterSettings(OutboxSql.INSERT, OutboxSql.LOCK_KEY, Clock.systemUTC(),
-                DeliveryTime.DEFAULT_MAX_DELAY);
+                DeliveryTime.DEFAULT_MAX_DELAY, DEFAULT_MAX_PAYLOAD_BYTES);
     }
 
     static WriterSettings forSchema(String schema) {
@@ -39,27 +43,39 @@ record WriterSettings(String insert, String lockKey, Clock clock, Duration maxDe
         if (insert.equals(OutboxSql.INSERT)) {
             throw new IllegalStateException("OutboxSql.INSERT no longer starts with " + TABLE);
         }
-        return new WriterSettings(insert, OutboxSql.LOCK_KEY, Clock.systemUTC(), DeliveryTime.DEFAULT_MAX_DELAY);
+        return new WriterSettings(insert, OutboxSql.LOCK_KEY, Clock.systemUTC(), DeliveryTime.DEFAULT_MAX_DELAY,
+                DEFAULT_MAX_PAYLOAD_BYTES);
     }
 
     WriterSettings withMaxDelay(Duration maxDelay) {
         if (maxDelay == null || maxDelay.isNegative() || maxDelay.isZero()) {
             throw new IllegalArgumentException("maxDelay must be positive, but was " + maxDelay);
         }
-        return new WriterSettings(insert, lockKey, clock, maxDelay);
+        return new WriterSettings(insert, lockKey, clock, maxDelay, maxPayloadBytes);
     }
 
     WriterSettings withClock(Clock clock) {
-        return new WriterSettings(insert, lockKey, Objects.requireNonNull(clock, "clock"), maxDelay);
+        return new WriterSettings(insert, lockKey, Objects.requireNonNull(clock, "clock"), maxDelay, maxPayloadBytes);
+    }
+
+    WriterSettings withMaxPayloadBytes(long maxPayloadBytes) {
+        if (maxPayloadBytes < 1) {
+            throw new IllegalArgumentException("maxPayloadSize must be positive, but was " + maxPayloadBytes);
+        }
+        return new WriterSettings(insert, lockKey, clock, maxDelay, maxPayloadBytes);
     }
 
     /**
      * The parameters {@code $1..$10} of the insert for {@code m}, in order.
      *
+     * @throws PayloadTooLargeException when the payload is larger than {@link #maxPayloadBytes}
      * @throws IllegalArgumentException when the message's delivery time lies outside the allowed window
      *     ({@link DeliveryTime.InvalidDeliveryTimeException}, naming {@code deliverAt} or {@code delay})
      */
     List<Parameter> insertParameters(OutboxMessage m) {
+        if (m.payloadUnsafe().length > maxPayloadBytes) {
+            throw new PayloadTooLargeException(m, maxPayloadBytes);
+        }
         long delayMillis = m.deliveryTime().delayMillis(clock.instant(), maxDelay);
         return Arrays.asList(
                 new Parameter(m.id(), UUID.class),

@@ -162,6 +162,26 @@ class JdbcOutboxWriterIT {
     }
 
     @Test
+    void aPayloadAboveTheLimitIsRefusedNamingLimitAndSizeBeforeAnythingIsWritten() throws SQLException {
+        UUID messageId = UUID.randomUUID();
+        try (Connection tx = transaction()) {
+            assertThatThrownBy(() -> outbox.withMaxPayloadSize(1000).write(tx, OutboxMessage.builder("orders", "Big")
+                    .id(messageId).payload(new byte[1001]).build()))
+                    .isInstanceOfSatisfying(PayloadTooLargeException.class, e -> {
+                        assertThat(e.size()).isEqualTo(1001);
+                        assertThat(e.limit()).isEqualTo(1000);
+                    })
+                    .hasMessageContaining("is 1001 bytes, more than the writer's limit of 1000 bytes");
+            outbox.withMaxPayloadSize(1000).write(tx, OutboxMessage.builder("orders", "Fits").payload(new byte[1000])
+                    .build());
+            tx.commit();
+        }
+        assertThat(db.countOutbox(messageId)).isZero();
+        assertThatIllegalArgumentException().isThrownBy(() -> outbox.withMaxPayloadSize(0))
+                .withMessage("maxPayloadSize must be positive, but was 0");
+    }
+
+    @Test
     void statementsAreTranslatedToJdbcPlaceholdersInOrder() {
         assertThat(JdbcOutboxWriter.positional("SELECT $1, $2::int, f($3)")).isEqualTo("SELECT ?, ?::int, f(?)");
         assertThatThrownBy(() -> JdbcOutboxWriter.positional("SELECT $2, $1"))

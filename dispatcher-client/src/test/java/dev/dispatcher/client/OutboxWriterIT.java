@@ -212,6 +212,16 @@ class OutboxWriterIT {
     }
 
     @Test
+    void aPayloadAboveTheDefaultLimitFailsTheWriteBeforeAnythingIsSent() {
+        OutboxMessage big = OutboxMessage.builder("orders", "Big").payload(new byte[1024 * 1024 + 1]).build();
+        inTransaction(app, tx -> OutboxWriter.create().write(tx, big))
+                .as(StepVerifier::create)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(PayloadTooLargeException.class)
+                        .hasMessageContaining("is 1048577 bytes, more than the writer's limit of 1048576 bytes"))
+                .verify(TIMEOUT);
+    }
+
+    @Test
     void invalidMessagesAreRejectedWhenBuilt() {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> OutboxMessage.builder("..", "T"))

@@ -23,7 +23,8 @@ import org.springframework.r2dbc.core.DatabaseClient;
 
 /**
  * Dispatcher in an application that writes outbox rows: the writers that fit it, for {@code dispatcher.schema},
- * and, with {@code dispatcher.client.migrate=true}, Dispatcher's migrations.
+ * with {@code dispatcher.client.max-delay} and {@code max-payload-size}, and, with {@code
+ * dispatcher.client.migrate=true}, Dispatcher's migrations.
  *
  * <ul>
  *   <li>With a {@code DataSource} (JDBC, JdbcTemplate, JPA): a {@link JdbcOutboxWriter} and a {@link
@@ -52,7 +53,8 @@ public final class DispatcherClientAutoConfiguration {
         JdbcOutboxWriter jdbcOutboxWriter(DispatcherClientProperties properties,
                 ObjectProvider<DispatcherMigration> migration) {
             migration.ifAvailable(migrated -> { });
-            return JdbcOutboxWriter.forSchema(properties.schema()).withMaxDelay(properties.client().maxDelay());
+            return JdbcOutboxWriter.forSchema(properties.schema()).withMaxDelay(properties.client().maxDelay())
+                    .withMaxPayloadSize(properties.client().maxPayloadSize().toBytes());
         }
 
         @Bean
@@ -71,7 +73,8 @@ public final class DispatcherClientAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxWriter outboxWriter(DispatcherClientProperties properties, ObjectProvider<DispatcherMigration> migration) {
             migration.ifAvailable(migrated -> { });
-            return OutboxWriter.forSchema(properties.schema()).withMaxDelay(properties.client().maxDelay());
+            return OutboxWriter.forSchema(properties.schema()).withMaxDelay(properties.client().maxDelay())
+                    .withMaxPayloadSize(properties.client().maxPayloadSize().toBytes());
         }
 
         @Bean

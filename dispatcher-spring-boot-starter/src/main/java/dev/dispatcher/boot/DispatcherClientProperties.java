@@ -4,6 +4,7 @@ import dev.dispatcher.client.JdbcOutboxWriter;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * What an application using the starter configures: where Dispatcher's tables are ({@code dispatcher.schema},
@@ -40,8 +41,12 @@ public record DispatcherClientProperties(@DefaultValue(DispatcherClientPropertie
      *     Dispatcher service migrates)
      * @param maxDelay how far ahead a message's {@code deliverAt}/{@code delay} may reach; keep it equal to the
      *     service's {@code dispatcher.ingest.max-delay} (default 7 days, {@code DeliveryTime.DEFAULT_MAX_DELAY})
+     * @param maxPayloadSize the largest payload the writers accept (default 1MB, as the service's {@code
+     *     dispatcher.ingest.max-payload-size}); a larger one fails with {@code PayloadTooLargeException} before
+     *     anything is written. Keep it within what the service's producer and the brokers accept
      */
-    public record Client(@DefaultValue("false") boolean migrate, @DefaultValue("7d") Duration maxDelay) {
+    public record Client(@DefaultValue("false") boolean migrate, @DefaultValue("7d") Duration maxDelay,
+            @DefaultValue("1MB") DataSize maxPayloadSize) {
 
         /** The longest {@link #maxDelay} allowed. */
         public static final Duration MAX_MAX_DELAY = Duration.ofDays(365);
@@ -51,6 +56,10 @@ public record DispatcherClientProperties(@DefaultValue(DispatcherClientPropertie
                     || maxDelay.compareTo(MAX_MAX_DELAY) > 0) {
                 throw new IllegalArgumentException("dispatcher.client.max-delay must be between 1s and 365d, but was "
                         + maxDelay);
+            }
+            if (maxPayloadSize == null || maxPayloadSize.toBytes() < 1) {
+                throw new IllegalArgumentException("dispatcher.client.max-payload-size must be positive, but was "
+                        + maxPayloadSize);
             }
         }
     }

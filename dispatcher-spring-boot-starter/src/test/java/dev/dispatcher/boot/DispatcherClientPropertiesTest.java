@@ -22,7 +22,15 @@ class DispatcherClientPropertiesTest {
             assertThat(properties.schema()).isEqualTo("dispatcher");
             assertThat(properties.client().migrate()).isFalse();
             assertThat(properties.client().maxDelay()).hasDays(7);
+            assertThat(properties.client().maxPayloadSize().toBytes()).isEqualTo(1024 * 1024);
         });
+    }
+
+    @Test
+    void aPayloadLimitThatIsNotPositiveStopsStartUp() {
+        application.withPropertyValues("dispatcher.client.max-payload-size=0B").run(context ->
+                assertThat(context).getFailure().rootCause()
+                        .hasMessage("dispatcher.client.max-payload-size must be positive, but was 0B"));
     }
 
     @Test

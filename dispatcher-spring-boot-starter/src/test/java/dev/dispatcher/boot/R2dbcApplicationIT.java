@@ -1,11 +1,13 @@
 package dev.dispatcher.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dispatcher.client.JdbcOutboxWriter;
 import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
 import dev.dispatcher.client.OutboxWriter;
+import dev.dispatcher.client.PayloadTooLargeException;
 import dev.dispatcher.client.spring.SpringR2dbcOutboxWriter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -35,7 +37,8 @@ class R2dbcApplicationIT {
                         "spring.r2dbc.username=" + StarterTestDatabases.postgres.username(),
                         "spring.r2dbc.password=" + StarterTestDatabases.postgres.password(),
                         "dispatcher.schema=outbox",
-                        "dispatcher.client.migrate=true")
+                        "dispatcher.client.migrate=true",
+                        "dispatcher.client.max-payload-size=1KB")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(OutboxWriter.class).hasSingleBean(SpringR2dbcOutboxWriter.class)
@@ -52,6 +55,16 @@ class R2dbcApplicationIT {
                     assertThat(StarterTestDatabases.rows(database,
                             "SELECT event_type FROM outbox.outbox_message WHERE id = ?", entry.id()))
                             .containsExactly("OrderPlaced");
+
+                    // dispatcher.client.max-payload-size reaches the writer: refused before anything is written
+                    assertThatThrownBy(() -> context.getBean(SpringR2dbcOutboxWriter.class)
+                            .write(OutboxMessage.builder("orders", "Big").payload(new byte[1025]).build())
+                            .as(context.getBean(TransactionalOperator.class)::transactional)
+                            .block(Duration.ofSeconds(20)))
+                            .isInstanceOf(PayloadTooLargeException.class)
+                            .hasMessageContaining("more than the writer's limit of 1024 bytes");
+                    assertThat(StarterTestDatabases.rows(database,
+                            "SELECT event_type FROM outbox.outbox_message WHERE event_type = 'Big'")).isEmpty();
                 });
     }
 }

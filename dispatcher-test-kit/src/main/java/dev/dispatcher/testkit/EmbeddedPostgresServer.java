@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,6 +16,8 @@ import java.util.Map;
  * <p>{@link #fast()} turns off {@code fsync}, {@code synchronous_commit} and {@code full_page_writes} for tests;
  * {@link #durable()} keeps them on for benchmarks. Both allow 300 connections with 256 MB shared buffers. The
  * binaries start as root too (zonky's build allows it). Starting blocks until the server accepts connections.
+ * {@link #freeze()} and {@link #thaw()} stop and continue every process of the server, for fault tests of a
+ * database that accepts connections but never answers; never on the shared server of {@link TestServers}.
  */
 public final class EmbeddedPostgresServer implements PostgresServer {
 
@@ -38,10 +42,12 @@ public final class EmbeddedPostgresServer implements PostgresServer {
 
   private final EmbeddedPostgres postgres;
   private final boolean durable;
+  private final Path dataDirectory;
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres, boolean durable) {
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, boolean durable, Path dataDirectory) {
     this.postgres = postgres;
     this.durable = durable;
+    this.dataDirectory = dataDirectory;
   }
 
   /** Starts a server without durability (fsync, synchronous commit and full page writes off): for tests. */
@@ -62,9 +68,44 @@ public final class EmbeddedPostgresServer implements PostgresServer {
           .setCleanDataDirectory(true);
       COMMON_SETTINGS.forEach(builder::setServerConfig);
       durability.forEach(builder::setServerConfig);
-      return new EmbeddedPostgresServer(builder.start(), durable);
+      return new EmbeddedPostgresServer(builder.start(), durable, dataDirectory);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
+    }
+  }
+
+  /**
+   * Stops the postmaster and every process it started with {@code SIGSTOP}: connections stay open and new ones are
+   * accepted by the kernel, but nothing answers until {@link #thaw()}. No process is forked meanwhile, so {@link
+   * #thaw()} continues the same set.
+   *
+   * @throws IllegalStateException if the processes cannot be signalled
+   */
+  public void freeze() {
+    signal("-STOP");
+  }
+
+  /** Continues every process {@link #freeze()} stopped ({@code SIGCONT}). */
+  public void thaw() {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) {
+    try {
+      long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+      List<String> command = new ArrayList<>(List.of("kill", signal, Long.toString(postmaster)));
+      ProcessHandle.of(postmaster).orElseThrow(() -> new IllegalStateException("no postmaster " + postmaster))
+          .children().forEach(child -> command.add(Long.toString(child.pid())));
+      Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(kill.getInputStream().readAllBytes());
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot signal PostgreSQL on port " + port(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while signalling PostgreSQL", e);
     }
   }
 

@@ -12,6 +12,29 @@ class EmbeddedPostgresServerTest {
 
   private final PostgresServer postgres = TestServers.postgres();
 
+  /** A frozen server of its own keeps its connections but answers nothing until it is thawed. */
+  @Test
+  void aFrozenServerAnswersNothingUntilThawed() throws SQLException {
+    try (EmbeddedPostgresServer own = EmbeddedPostgresServer.fast();
+        Connection connection = java.sql.DriverManager.getConnection(own.jdbcUrl() + "?socketTimeout=2",
+            own.username(), own.password());
+        Statement statement = connection.createStatement()) {
+      own.freeze();
+      long started = System.nanoTime();
+      try {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.executeQuery("select 1"))
+            .isInstanceOf(SQLException.class).hasRootCauseInstanceOf(java.net.SocketTimeoutException.class);
+        assertThat(System.nanoTime() - started).as("it waited for an answer").isGreaterThan(1_500_000_000L);
+      } finally {
+        own.thaw();
+      }
+      try (Connection fresh = own.openConnection(); Statement s = fresh.createStatement();
+          ResultSet result = s.executeQuery("select 1")) {
+        assertThat(result.next()).as("thawed: a new connection is answered").isTrue();
+      }
+    }
+  }
+
   @Test
   void sharedServerAnswersQueries() throws SQLException {
     try (Connection connection = postgres.openConnection(); Statement statement = connection.createStatement();

@@ -59,7 +59,8 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
 
     static BenchOptions parse(String[] args) {
         if (args.length == 0) {
-            throw new IllegalArgumentException("usage: drain|latency|sweep|inbox [--n N] [--keys 64|hot|K] "
+            throw new IllegalArgumentException("usage: drain|latency|sweep|inbox|...|overload|large-drain [--n N]"
+                    + " [--keys 64|hot|K] "
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
                     + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
@@ -81,13 +82,21 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
         boolean quick = Boolean.parseBoolean(o.getOrDefault("quick", "false"));
         String mode = args[0].toLowerCase(Locale.ROOT);
         return new BenchOptions(mode,
-                Integer.parseInt(o.getOrDefault("n", quick ? "3000" : mode.equals("inbox") ? "20000" : "100000")),
+                Integer.parseInt(o.getOrDefault("n", switch (mode) {
+                    case "overload" -> "300";
+                    case "large-drain" -> quick ? "60" : "5000";
+                    default -> quick ? "3000" : mode.equals("inbox") ? "20000" : "100000";
+                })),
                 o.getOrDefault("keys", "64"),
                 "none".equals(o.getOrDefault("ordering", "per-key")) ? Ordering.NONE : Ordering.PER_KEY,
                 Integer.parseInt(o.getOrDefault("batch-size", "1000")), // the service's default
                 Integer.parseInt(o.getOrDefault("in-flight", "4")),
                 Integer.parseInt(o.getOrDefault("concurrency", "64")),
-                Integer.parseInt(o.getOrDefault("payload-bytes", "256")),
+                Integer.parseInt(o.getOrDefault("payload-bytes", switch (mode) {
+                    case "overload" -> "1048576"; // dispatcher.ingest.max-payload-size
+                    case "large-drain" -> "2097152";
+                    default -> "256";
+                })),
                 Integer.parseInt(o.getOrDefault("rate", quick ? "200" : "2000")),
                 Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration-s", quick ? "5" : "30"))),
                 Boolean.parseBoolean(o.getOrDefault("baseline", "true")),
@@ -95,6 +104,7 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                         Long.toString(RelaySettings.DEFAULT_CLAIM_LINGER.toMillis())))),
                 Integer.parseInt(o.getOrDefault("warmup", quick ? "0" : switch (mode) {
                     case "inbox" -> "10000";
+                    case "overload", "large-drain" -> "0"; // not throughput figures: nothing to warm up
                     // a service jar's compiler settles only after rounds with the measured drain's standing backlog
                     // (BlackBoxDrain.warmUp): 20,000-row rounds left it compiling 21% of the measured drain's time
                     case "blackbox", "blackbox-scale" -> "100000";

@@ -47,6 +47,11 @@ import java.util.concurrent.TimeUnit;
  *       with the best row.</li>
  *   <li>{@code inbox}: an inbox consumer drains N records through a webhook or an in-process SQL handler,
  *       against the receiver's own ceiling in the same run ({@link InboxBenchmark}). RESULT {@code inbox-drain}.</li>
+ *   <li>{@code overload}: the service jar in 256 MB, PostgreSQL frozen, 300 concurrent 1 MiB posts: every one
+ *       answered, no {@code OutOfMemoryError}, accepted again after the thaw ({@link IngestOverload}). RESULT
+ *       {@code ingest-overload}.</li>
+ *   <li>{@code large-drain}: the service jar in 512 MB drains N rows of 2 MiB inserted by SQL ({@link
+ *       LargePayloadDrain}). RESULT {@code relay-large-payload}.</li>
  * </ul>
  * PostgreSQL runs durably (fsync and synchronous_commit on); the last line printed is always the RESULT.
  */
@@ -71,9 +76,11 @@ public final class RelayBenchmark {
                 case "blackbox-scale" -> BlackBoxScale.run(env, o);
                 case "blackbox-latency" -> BlackBoxLatency.run(env, o);
                 case "reference-latency" -> ReferenceLatency.run(env, o);
+                case "overload" -> IngestOverload.run(env, o);
+                case "large-drain" -> LargePayloadDrain.run(env, o);
                 default -> throw new IllegalArgumentException("unknown mode " + o.mode()
                         + ": drain|latency|sweep|inbox|scale|blackbox|blackbox-scale|blackbox-latency"
-                        + "|reference-latency");
+                        + "|reference-latency|overload|large-drain");
             };
         }
         System.out.println("RESULT " + result);

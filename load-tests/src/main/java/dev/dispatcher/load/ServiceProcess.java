@@ -127,6 +127,18 @@ public final class ServiceProcess implements AutoCloseable {
 
     private static final HttpClient METRICS = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    /** Whether the service's process is still running. */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Lines of the service's log (its standard output and error) that contain {@code text}. */
+    public static long logLinesContaining(Path log, String text) throws IOException {
+        try (Stream<String> lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+            return lines.filter(line -> line.contains(text)).count();
+        }
+    }
+
     /** The service's process id, for profiling and CPU accounting. */
     public long pid() {
         return process.pid();

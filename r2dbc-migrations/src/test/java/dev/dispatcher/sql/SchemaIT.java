@@ -116,10 +116,10 @@ class SchemaIT {
                     """);
             s.execute("ANALYZE outbox_message");
 
-            String unordered = plan(s, "claim_unordered", "text, bigint, int", OutboxSql.CLAIM_UNORDERED,
-                    "'w1', 30000, 500");
-            String perKey = plan(s, "claim_per_key", "text, bigint, int, text", OutboxSql.CLAIM_PER_KEY,
-                    "'w1', 30000, 500, ''");
+            String unordered = plan(s, "claim_unordered", "text, bigint, int, bigint", OutboxSql.CLAIM_UNORDERED,
+                    "'w1', 30000, 500, 67108864");
+            String perKey = plan(s, "claim_per_key", "text, bigint, int, text, bigint", OutboxSql.CLAIM_PER_KEY,
+                    "'w1', 30000, 500, '', 67108864");
 
             assertThat(unordered).doesNotContain("Seq Scan").contains("outbox_message_live_seq_idx");
             assertThat(perKey).doesNotContain("Seq Scan").contains("outbox_message_live_key_idx")
@@ -149,8 +149,8 @@ class SchemaIT {
                       FROM generate_series(1, 5000) g
                     """);
 
-            String perKey = plan(s, "claim_per_key_drained", "text, bigint, int, text", OutboxSql.CLAIM_PER_KEY,
-                    "'w1', 30000, 500, ''");
+            String perKey = plan(s, "claim_per_key_drained", "text, bigint, int, text, bigint", OutboxSql.CLAIM_PER_KEY,
+                    "'w1', 30000, 500, '', 67108864");
             String bound = plan(s, "backlog_bound_drained", "int", OutboxSql.BACKLOG_BOUND + " LIMIT $1", "1");
 
             assertThat(perKey).contains("outbox_message_live_key_idx").doesNotContain("outbox_message_live_seq_idx");
@@ -167,10 +167,10 @@ class SchemaIT {
                     """);
             // Key b's third row is not visible yet: its run stops before it.
             s.execute("UPDATE outbox_message SET visible_after = now() + interval '1 hour' WHERE seq = 9");
-            s.execute("PREPARE claim(text, bigint, int, text) AS " + OutboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE claim(text, bigint, int, text, bigint) AS " + OutboxSql.CLAIM_PER_KEY);
 
-            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '')"));
-            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '')"));
+            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '', 67108864)"));
+            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '', 67108864)"));
 
             assertThat(first).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
             assertThat(second).as("both keys are held by w1's leases").isEmpty();
@@ -193,12 +193,13 @@ class SchemaIT {
                                                source_offset, payload)
                     VALUES ('c', 'm', 't', 0, 0, '\\x00')
                     """);
-            s.execute("PREPARE per_key(text, bigint, int, text) AS " + OutboxSql.CLAIM_PER_KEY);
-            s.execute("PREPARE unordered(text, bigint, int) AS " + OutboxSql.CLAIM_UNORDERED);
+            s.execute("PREPARE per_key(text, bigint, int, text, bigint) AS " + OutboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE unordered(text, bigint, int, bigint) AS " + OutboxSql.CLAIM_UNORDERED);
             s.execute("PREPARE inbox(text, text, bigint, int) AS " + InboxSql.CLAIM);
             s.execute("SET synchronous_commit = on"); // the test server's default is off
             c.setAutoCommit(false);
-            for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '')", "EXECUTE unordered('w', 60000, 1)",
+            for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '', 1024)",
+                    "EXECUTE unordered('w', 60000, 1, 1024)",
                     "EXECUTE inbox('c', 'w', 60000, 1)")) {
                 assertThat(seqs(s.executeQuery(claim))).as(claim).hasSize(1);
                 assertThat(setting(s)).as("inside the transaction of " + claim).isEqualTo("off");

@@ -13,6 +13,7 @@ import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -20,9 +21,10 @@ import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Wires the API's parser, stores, backlog guard and single-message fast path. Start-up fails (naming the
- * property) when {@code dispatcher.ingest.max-payload-size} does not fit the Kafka producer's
- * {@code max.request.size}.
+ * Wires the API's parser, stores, backlog guard, ingest budget and single-message fast path, and bounds how long
+ * the server waits for a request's body. Start-up fails (naming the property) when {@code
+ * dispatcher.ingest.max-payload-size} does not fit the Kafka producer's {@code max.request.size}, or the largest
+ * body it allows does not fit {@code dispatcher.ingest.max-queued-bytes}.
  */
 @Configuration(proxyBeanMethods = false)
 class ApiConfiguration {
@@ -32,6 +34,24 @@ class ApiConfiguration {
         IngestProperties ingest = properties.ingest();
         return IngestLimits.checked(ingest.maxPayloadSize().toBytes(), ingest.maxBatchSize(),
                 kafka.buildProducerProperties());
+    }
+
+    @Bean
+    IngestBudget ingestBudget(IngestLimits limits, DispatcherProperties properties) {
+        IngestProperties ingest = properties.ingest();
+        return limits.budget(ingest.maxQueuedBytes().toBytes(), ingest.maxConcurrentRequests());
+    }
+
+    /**
+     * {@code dispatcher.ingest.read-timeout} and {@code body-timeout} as reactor-netty's read and request timeouts
+     * (Boot has no property for either; its {@code server.netty.idle-timeout}, set in {@code application.yml},
+     * bounds the wait for a request on a kept-alive connection): a client that stops sending a body, or sends it
+     * too slowly, has its connection closed, and what it sent is released, instead of holding memory for ever.
+     */
+    @Bean
+    NettyServerCustomizer requestBodyTimeouts(DispatcherProperties properties) {
+        IngestProperties ingest = properties.ingest();
+        return server -> server.readTimeout(ingest.readTimeout()).requestTimeout(ingest.bodyTimeout());
     }
 
     @Bean
@@ -66,8 +86,8 @@ class ApiConfiguration {
 
     @Bean
     SingleIngest singleIngest(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog,
-            IngestLimits limits) {
-        return new SingleIngest(parser, ingest, backlog, limits);
+            IngestLimits limits, IngestBudget budget) {
+        return new SingleIngest(parser, ingest, backlog, limits, budget);
     }
 
     @Bean(initMethod = "start", destroyMethod = "stop")

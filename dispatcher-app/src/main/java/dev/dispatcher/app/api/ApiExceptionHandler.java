@@ -24,8 +24,8 @@ import reactor.core.publisher.Mono;
  * Renders every error of annotated handlers as {@code application/problem+json}: {@link ApiProblem}s as they
  * are, WebFlux's own (415 wrong media type, 405, 406, 400 for unreadable parameters, also when raised while
  * mapping the request) through Spring's {@link ResponseEntityExceptionHandler}, database failures the caller can
- * retry (timeouts, an unavailable database) as a 503 with {@code Retry-After}, anything else as a 500 without
- * internals. Both are logged here at WARN, once, with the request's id, which the 500 problem carries too.
+ * retry (timeouts, an unavailable or read-only database) as a 503 with {@code Retry-After}, anything else as a 500
+ * without internals. Both are logged here at WARN, once, with the request's id, which the 500 problem carries too.
  */
 @RestControllerAdvice
 final class ApiExceptionHandler extends ResponseEntityExceptionHandler {
@@ -87,7 +87,10 @@ final class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         ApiProblem unavailable = switch (DatabaseFailures.classify(error)) {
             case TIMEOUT -> ApiProblem.unavailable("database-timeout", "the database did not answer in time (a"
                     + " statement or lock wait ran out); nothing was written, retry later", RETRY_AFTER_SECONDS);
-            case TRANSIENT -> ApiProblem.unavailable("database-unavailable", "the database is unavailable or busy"
+            case TRANSIENT -> DatabaseFailures.readOnly(error) ? ApiProblem.unavailable("database-read-only", "the"
+                    + " database refused the write because it is read-only (a failover in progress, or a standby"
+                    + " reached through a stale address); nothing was written, retry later", RETRY_AFTER_SECONDS)
+                    : ApiProblem.unavailable("database-unavailable", "the database is unavailable or busy"
                     + " (no connection in time, a lost connection, a deadlock); a write whose connection was lost"
                     + " while it committed may have been applied, so repeat it with the same id", RETRY_AFTER_SECONDS);
             case PERMANENT -> null;

@@ -38,6 +38,20 @@ record IngestLimits(long maxPayloadBytes, int maxBatchSize) {
     }
 
     /**
+     * The ingest budget of {@code dispatcher.ingest.max-queued-bytes} and {@code max-concurrent-requests}.
+     *
+     * @throws IllegalStateException naming the property when the largest body allowed would never fit the budget
+     */
+    IngestBudget budget(long maxQueuedBytes, int maxConcurrentRequests) {
+        if (maxQueuedBytes < batchBodyBytes()) {
+            throw new IllegalStateException("dispatcher.ingest.max-queued-bytes must be at least the largest request"
+                    + " body (" + batchBodyRule() + " = " + batchBodyBytes() + " bytes), but was " + maxQueuedBytes
+                    + " bytes; raise it or lower dispatcher.ingest.max-payload-size");
+        }
+        return new IngestBudget(maxQueuedBytes, maxConcurrentRequests);
+    }
+
+    /**
      * The limits, after checking them against the producer's properties.
      *
      * @throws IllegalStateException naming both properties when the payload limit does not fit

@@ -15,6 +15,8 @@ import java.util.function.LongSupplier;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 /**
@@ -29,12 +31,16 @@ import reactor.util.retry.Retry;
  * locks; requests with several keys share one lane of their own (their statements would wait for each other's
  * key locks anyway, so fewer, larger statements are better).
  *
- * <p>A request waits at most {@code timeout} for its lane; one still waiting then is answered {@code 503}
- * without being written, and one whose client went away before its turn is dropped unwritten. Once a statement
- * is sent, its outcome is the server's: a statement the server refuses ({@code statement_timeout},
- * {@code lock_timeout}) wrote nothing. A statement whose connection was lost is repeated (at most twice): ids are
- * fixed before the first attempt, so a repeat finds rows the lost attempt committed instead of writing them again.
- * A client that disconnects never cancels a statement: lanes, not requests, own the database calls.
+ * <p>A request waits at most {@code timeout} for its lane, timed on its own (a lane whose statement never returns,
+ * as when the database is frozen, still answers every waiting request): one still waiting then is answered
+ * {@code 503} without being written, and one whose client went away before its turn is dropped unwritten; either
+ * lets go of its messages at once. Once a statement is sent, its outcome is the server's: a statement the server
+ * refuses ({@code statement_timeout}, {@code lock_timeout}) wrote nothing. A request whose statement has not finished
+ * {@code timeout} after it was sent is answered {@code 503} saying the write may have been applied (repeat it with
+ * the same id), while the statement goes on. A statement whose connection was lost is repeated (at most twice): ids
+ * are fixed before the first attempt, so a repeat finds rows the lost attempt committed instead of writing them
+ * again. A client that disconnects never cancels a statement: lanes, not requests, own the database calls. The
+ * request's {@link IngestBudget.Reservation} is held from queueing until the writer has finished with its messages.
  *
  * <p>Thread-safe: {@link #write} may be called from any thread; each lane's queue is drained by one thread at a
  * time (a work-in-progress counter), and statements complete on the driver's threads.
@@ -53,22 +59,25 @@ final class IngestWriter {
     private final IngestStore store;
     private final Duration timeout;
     private final LongSupplier nanoTime;
+    /** Times the waits of single requests. */
+    private final Scheduler timer;
     /** Lanes for single-message requests, chosen by key; the last lane takes requests with several keys. */
     private final Lane[] keyLanes;
     private final Lane multiKeyLane;
     private final AtomicInteger unkeyed = new AtomicInteger();
 
     IngestWriter(IngestStore store, int lanes, Duration timeout) {
-        this(store, lanes, timeout, System::nanoTime);
+        this(store, lanes, timeout, System::nanoTime, Schedulers.parallel());
     }
 
-    IngestWriter(IngestStore store, int lanes, Duration timeout, LongSupplier nanoTime) {
+    IngestWriter(IngestStore store, int lanes, Duration timeout, LongSupplier nanoTime, Scheduler timer) {
         if (lanes < 1) {
             throw new IllegalArgumentException("lanes must be at least 1, but was " + lanes);
         }
         this.store = store;
         this.timeout = timeout;
         this.nanoTime = nanoTime;
+        this.timer = timer;
         this.keyLanes = new Lane[lanes];
         for (int i = 0; i < lanes; i++) {
             keyLanes[i] = new Lane();
@@ -78,11 +87,27 @@ final class IngestWriter {
 
     /** One result per message, in request order, once the statement that wrote them committed. */
     Mono<List<IngestResult>> write(List<IngestMessage> messages) {
+        return write(messages, null);
+    }
+
+    /**
+     * {@link #write(List)}, holding {@code reservation} (may be null) until this writer has finished with the
+     * messages: dropped from the queue, or written by a statement that has finished.
+     */
+    Mono<List<IngestResult>> write(List<IngestMessage> messages, IngestBudget.Reservation reservation) {
         return Mono.defer(() -> {
-            Pending pending = new Pending(messages, nanoTime.getAsLong() + timeout.toNanos());
+            Pending pending = new Pending(messages, nanoTime.getAsLong() + timeout.toNanos(), reservation);
             laneFor(messages).submit(pending);
-            return pending.result.asMono().doOnCancel(() -> pending.abandoned = true);
+            return pending.result.asMono()
+                    .timeout(timeout, Mono.defer(pending::outwaited), timer)
+                    .doOnCancel(pending::abandon);
         });
+    }
+
+    private ApiProblem waitedTooLong() {
+        return ApiProblem.unavailable("ingest-timeout", "the request waited " + timeout.toMillis()
+                + " ms for its turn to be written (dispatcher.ingest.timeout); nothing was written, retry later",
+                RETRY_AFTER_SECONDS);
     }
 
     private Lane laneFor(List<IngestMessage> messages) {
@@ -96,26 +121,81 @@ final class IngestWriter {
         return keyLanes[Math.floorMod(slot, keyLanes.length)];
     }
 
-    /** A request waiting for its lane. */
-    private static final class Pending {
+    /**
+     * A request waiting for its lane, then in a statement. Its state moves once from {@code WAITING} to either
+     * {@code TAKEN} (by its lane, for a statement) or {@code DROPPED} (waited too long, or its client went away);
+     * whichever wins answers for it.
+     */
+    private final class Pending {
 
-        final List<IngestMessage> messages;
+        static final int WAITING = 0;
+        static final int TAKEN = 1;
+        static final int DROPPED = 2;
+
+        /** The messages, until dropped: a dropped request lets go of them while its lane may still hold it. */
+        volatile List<IngestMessage> messages;
+        final int count;
+        final long bytes;
         final long deadlineNanos;
+        final IngestBudget.Reservation reservation;
         final Sinks.One<List<IngestResult>> result = Sinks.one();
-        /** Set when the client went away; read by the lane before writing. */
-        volatile boolean abandoned;
+        private final AtomicInteger state = new AtomicInteger(WAITING);
 
-        Pending(List<IngestMessage> messages, long deadlineNanos) {
+        Pending(List<IngestMessage> messages, long deadlineNanos, IngestBudget.Reservation reservation) {
             this.messages = messages;
+            this.count = messages.size();
+            long b = 0;
+            for (IngestMessage m : messages) {
+                b += m.payload().length;
+            }
+            this.bytes = b;
             this.deadlineNanos = deadlineNanos;
+            this.reservation = reservation;
+            if (reservation != null) {
+                reservation.retain();
+            }
         }
 
-        long payloadBytes() {
-            long bytes = 0;
-            for (IngestMessage m : messages) {
-                bytes += m.payload().length;
+        /** Its lane takes it for a statement; false when it was dropped first. */
+        boolean take() {
+            return state.compareAndSet(WAITING, TAKEN);
+        }
+
+        /** Drops it if it is still waiting, answering {@code answer} (null: its client is gone); false otherwise. */
+        boolean drop(ApiProblem answer) {
+            if (!state.compareAndSet(WAITING, DROPPED)) {
+                return false;
             }
-            return bytes;
+            messages = null;
+            if (answer != null) {
+                result.tryEmitError(answer);
+            }
+            finished();
+            return true;
+        }
+
+        /** Its client went away: dropped unwritten if still waiting; a statement already sent goes on. */
+        void abandon() {
+            drop(null);
+        }
+
+        /** The answer once {@code timeout} has passed since it was queued. */
+        Mono<List<IngestResult>> outwaited() {
+            if (drop(null)) {
+                return Mono.error(waitedTooLong());
+            }
+            // taken: its statement runs; give it as long again before saying that the outcome is unknown
+            return result.asMono().timeout(timeout, Mono.error(() -> ApiProblem.unavailable("ingest-write-timeout",
+                    "the statement writing this request did not finish within " + timeout.toMillis() + " ms of being"
+                            + " sent (dispatcher.ingest.timeout); it may have been applied, so repeat the request"
+                            + " with the same id", RETRY_AFTER_SECONDS)), timer);
+        }
+
+        /** This writer has finished with the messages. */
+        void finished() {
+            if (reservation != null) {
+                reservation.release();
+            }
         }
     }
 
@@ -129,10 +209,10 @@ final class IngestWriter {
         private volatile boolean writing;
 
         void submit(Pending pending) {
-            int n = pending.messages.size();
+            int n = pending.count;
             if (queuedMessages.addAndGet(n) > MAX_QUEUED_MESSAGES) {
                 queuedMessages.addAndGet(-n);
-                pending.result.tryEmitError(ApiProblem.unavailable("ingest-queue-full", "ingest is writing "
+                pending.drop(ApiProblem.unavailable("ingest-queue-full", "ingest is writing "
                         + MAX_QUEUED_MESSAGES + " or more waiting messages on this lane; nothing was written, "
                         + "retry later", RETRY_AFTER_SECONDS));
                 return;
@@ -165,21 +245,19 @@ final class IngestWriter {
             long bytes = 0;
             long now = nanoTime.getAsLong();
             for (Pending next = queue.peek(); next != null; next = queue.peek()) {
-                int n = next.messages.size();
-                long b = next.payloadBytes();
+                int n = next.count;
+                long b = next.bytes;
                 if (!group.isEmpty() && (messages + n > MAX_MESSAGES_PER_WRITE || bytes + b > MAX_BYTES_PER_WRITE)) {
                     break;
                 }
                 queue.poll();
                 queuedMessages.addAndGet(-n);
-                if (next.abandoned) {
+                if (now - next.deadlineNanos > 0) {
+                    next.drop(waitedTooLong());
                     continue;
                 }
-                if (now - next.deadlineNanos > 0) {
-                    next.result.tryEmitError(ApiProblem.unavailable("ingest-timeout", "the request waited "
-                            + timeout.toMillis() + " ms for its turn to be written (dispatcher.ingest.timeout); "
-                            + "nothing was written, retry later", RETRY_AFTER_SECONDS));
-                    continue;
+                if (!next.take()) {
+                    continue; // dropped: answered already
                 }
                 group.add(next);
                 messages += n;
@@ -197,11 +275,14 @@ final class IngestWriter {
             store.write(all)
                     // a lost connection may have committed the statement: a repeat finds those rows by id
                     .retryWhen(Retry.backoff(2, Duration.ofMillis(50)).filter(IngestWriter::connectionLost))
-                    .doFinally(signal -> written())
+                    .doFinally(signal -> {
+                        group.forEach(Pending::finished);
+                        written();
+                    })
                     .subscribe(results -> {
                         int offset = 0;
                         for (Pending p : group) {
-                            int n = p.messages.size();
+                            int n = p.count;
                             p.result.tryEmitValue(results.subList(offset, offset + n));
                             offset += n;
                         }

@@ -29,15 +29,17 @@ final class MessagesController {
     private final IngestLimits limits;
     private final SingleIngest single;
     private final IngestFastPath fastPath;
+    private final IngestBudget budget;
 
     MessagesController(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog, IngestLimits limits,
-            SingleIngest single, IngestFastPath fastPath) {
+            SingleIngest single, IngestFastPath fastPath, IngestBudget budget) {
         this.parser = parser;
         this.ingest = ingest;
         this.backlog = backlog;
         this.limits = limits;
         this.single = single;
         this.fastPath = fastPath;
+        this.budget = budget;
     }
 
     // ---- ingest
@@ -83,10 +85,12 @@ final class MessagesController {
     Mono<ResponseEntity<BatchResponse>> ingestBatch(ServerWebExchange exchange, Principal caller) {
         String traceparent = ingestTraceparent(exchange);
         TopicGrant grant = TopicGrant.of(caller);
-        return RequestBodies.read(exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
+        // admitted before its body is read, as a single message is (SingleIngest)
+        return budget.admit(exchange.getRequest(), limits.batchBodyBytes(), reservation -> RequestBodies.read(
+                        exchange.getRequest(), limits.batchBodyBytes(), limits.batchBodyRule())
                 .map(body -> grant.checkAll(parser.parseBatch(body)).stream()
                         .map(m -> m.withTraceparent(traceparent)).toList())
-                .flatMap(messages -> backlog.check().then(ingest.write(messages)))
+                .flatMap(messages -> backlog.check().then(ingest.write(messages, reservation))))
                 .map(results -> {
                     List<BatchItemResponse> items = new ArrayList<>(results.size());
                     for (int i = 0; i < results.size(); i++) {

@@ -29,9 +29,20 @@ import org.springframework.util.unit.DataSize;
  *     is answered without WebFlux's dispatch, Spring Security's filter chain and Spring's HTTP observation (same
  *     checks, same answer and the same {@code http.server.requests} timer; see the README, "The single-message
  *     fast path"); every other request, and every other answer, goes the framework's way
+ * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (bodies being read, messages
+ *     waiting for their lane or in a statement); a request that would pass it answers 503 with {@code Retry-After}
+ *     before its body is read. At least the largest request body (8 x {@code max-payload-size} + 64 KiB)
+ * @param maxConcurrentRequests the most ingest requests answered at once; past it a request answers 503 with
+ *     {@code Retry-After} before its body is read
+ * @param readTimeout the longest pause between two reads of a request's body (Netty's read timeout, for every
+ *     request of the server, counted from its headers until its body is complete, also while the service has not
+ *     yet asked for the body): a client that stops sending mid-body has its connection closed
+ * @param bodyTimeout the longest a request's body may take to arrive (Netty's request timeout, for every request
+ *     of the server)
  */
 public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,
-        int writers, Duration timeout, boolean fastPath) {
+        int writers, Duration timeout, boolean fastPath, DataSize maxQueuedBytes, int maxConcurrentRequests,
+        Duration readTimeout, Duration bodyTimeout) {
 
     public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
     public static final int DEFAULT_MAX_BATCH_SIZE = 500;
@@ -40,6 +51,11 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
     public static final int DEFAULT_WRITERS = 1;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
     public static final boolean DEFAULT_FAST_PATH = true;
+    public static final DataSize DEFAULT_MAX_QUEUED_BYTES = DataSize.ofMegabytes(64);
+    /** Far above what a few group-committing lanes need, far below what would exhaust a small heap's overhead. */
+    public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 512;
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(60);
 
     public IngestProperties {
         Objects.requireNonNull(maxPayloadSize, "dispatcher.ingest.max-payload-size");
@@ -53,13 +69,21 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
         requireBetween("ingest.max-delay", maxDelay, Duration.ofSeconds(1), Duration.ofDays(365));
         requireBetween("ingest.writers", writers, 1, 64);
         requireBetween("ingest.timeout", timeout, Duration.ofMillis(100), Duration.ofMinutes(5));
+        Objects.requireNonNull(maxQueuedBytes, "dispatcher.ingest.max-queued-bytes");
+        if (maxQueuedBytes.toBytes() < 1) {
+            throw invalid("ingest.max-queued-bytes", "must be positive", maxQueuedBytes);
+        }
+        requireBetween("ingest.max-concurrent-requests", maxConcurrentRequests, 1, 100_000);
+        requireBetween("ingest.read-timeout", readTimeout, Duration.ofMillis(100), Duration.ofHours(1));
+        requireBetween("ingest.body-timeout", bodyTimeout, Duration.ofMillis(100), Duration.ofHours(1));
     }
 
     /** The binding constructor: an absent value takes its default. */
     @ConstructorBinding
     public IngestProperties(@Nullable DataSize maxPayloadSize, @Nullable Integer maxBatchSize, @Nullable Long maxBacklog,
             @Nullable Duration maxDelay, @Nullable Integer writers, @Nullable Duration timeout,
-            @Nullable Boolean fastPath) {
+            @Nullable Boolean fastPath, @Nullable DataSize maxQueuedBytes, @Nullable Integer maxConcurrentRequests,
+            @Nullable Duration readTimeout, @Nullable Duration bodyTimeout) {
         this(
                 orDefault(maxPayloadSize, DEFAULT_MAX_PAYLOAD_SIZE),
                 orDefault(maxBatchSize, DEFAULT_MAX_BATCH_SIZE).intValue(),
@@ -67,10 +91,14 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
                 orDefault(maxDelay, DEFAULT_MAX_DELAY),
                 orDefault(writers, DEFAULT_WRITERS).intValue(),
                 orDefault(timeout, DEFAULT_TIMEOUT),
-                orDefault(fastPath, DEFAULT_FAST_PATH).booleanValue());
+                orDefault(fastPath, DEFAULT_FAST_PATH).booleanValue(),
+                orDefault(maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES),
+                orDefault(maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS).intValue(),
+                orDefault(readTimeout, DEFAULT_READ_TIMEOUT),
+                orDefault(bodyTimeout, DEFAULT_BODY_TIMEOUT));
     }
 
     public static IngestProperties defaults() {
-        return new IngestProperties(null, null, (Long) null, null, null, null, null);
+        return new IngestProperties(null, null, (Long) null, null, null, null, null, null, null, null, null);
     }
 }

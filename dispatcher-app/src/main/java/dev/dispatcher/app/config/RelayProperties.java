@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@code dispatcher.relay.*}: how much the outbox relay leases and sends at once, and how it waits for work. The
@@ -21,6 +22,9 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  * @param claimLinger least time between two claims unless the earlier came back full: under a trickle of inserts,
  *     rows arriving within it share one claim instead of one claim each; under a stream faster than 500 rows a
  *     second the claim loop stretches it with the rate, up to 4 times ({@code ClaimLoop.stretchedLinger})
+ * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim takes fewer rows when
+ *     payloads are large (one row larger than what is left still goes alone), so the relay's memory is bounded by
+ *     bytes as well as by {@code max-in-flight-batches x batch-size} rows
  */
 public record RelayProperties(
         int batchSize,
@@ -29,7 +33,8 @@ public record RelayProperties(
         Duration leaseDuration,
         Duration pollInterval,
         Ordering ordering,
-        Duration claimLinger) {
+        Duration claimLinger,
+        DataSize maxInFlightBytes) {
 
     public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
@@ -38,6 +43,7 @@ public record RelayProperties(
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
     public static final Ordering DEFAULT_ORDERING = Ordering.PER_KEY;
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+    public static final DataSize DEFAULT_MAX_IN_FLIGHT_BYTES = DataSize.ofMegabytes(64);
 
     public RelayProperties {
         requireBetween("relay.batch-size", batchSize, 1, 10_000);
@@ -47,6 +53,10 @@ public record RelayProperties(
         requireBetween("relay.poll-interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(10));
         Objects.requireNonNull(ordering, "dispatcher.relay.ordering");
         requireBetween("relay.claim-linger", claimLinger, Duration.ZERO, Duration.ofSeconds(1));
+        Objects.requireNonNull(maxInFlightBytes, "dispatcher.relay.max-in-flight-bytes");
+        if (maxInFlightBytes.toBytes() < 1) {
+            throw PropertyRules.invalid("relay.max-in-flight-bytes", "must be positive", maxInFlightBytes);
+        }
     }
 
     /** The binding constructor: an absent value takes its default. */
@@ -58,7 +68,8 @@ public record RelayProperties(
             @Nullable Duration leaseDuration,
             @Nullable Duration pollInterval,
             @Nullable Ordering ordering,
-            @Nullable Duration claimLinger) {
+            @Nullable Duration claimLinger,
+            @Nullable DataSize maxInFlightBytes) {
         this(
                 orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                 orDefault(maxInFlightBatches, DEFAULT_MAX_IN_FLIGHT_BATCHES).intValue(),
@@ -66,11 +77,12 @@ public record RelayProperties(
                 orDefault(leaseDuration, DEFAULT_LEASE_DURATION),
                 orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
                 orDefault(ordering, DEFAULT_ORDERING),
-                orDefault(claimLinger, DEFAULT_CLAIM_LINGER));
+                orDefault(claimLinger, DEFAULT_CLAIM_LINGER),
+                orDefault(maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES));
     }
 
     public static RelayProperties defaults() {
-        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null);
+        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null, (DataSize) null);
     }
 
     /** Whether the relay keeps the order of one key's messages; bound from {@code per-key} and {@code none}. */

@@ -77,7 +77,8 @@ public class OutboxConfiguration {
         RelayProperties relay = properties.relay();
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
                 relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
-                ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger());
+                ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger(),
+                relay.maxInFlightBytes().toBytes());
         Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
         pauseSwitch.onChange(r::pauseChanged);
         return r;

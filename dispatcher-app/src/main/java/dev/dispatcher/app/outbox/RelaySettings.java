@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param retryPolicy backoff and attempt limit
  * @param drainTimeout how long shutdown waits for in-flight batches
  * @param claimLinger least time between the starts of two claims, unless the earlier one came back full
+ * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most (a claim takes fewer rows when
+ *     payloads are large; one row larger than what is left still goes alone)
  */
 public record RelaySettings(
         String workerId,
@@ -30,13 +32,24 @@ public record RelaySettings(
         Ordering ordering,
         RetryPolicy retryPolicy,
         Duration drainTimeout,
-        Duration claimLinger) {
+        Duration claimLinger,
+        long maxInFlightBytes) {
 
     /** The default {@code claimLinger}, as {@code dispatcher.relay.claim-linger}. */
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+    /** The default {@code maxInFlightBytes}, as {@code dispatcher.relay.max-in-flight-bytes} (64 MiB). */
+    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES = 64L * 1024 * 1024;
 
     public RelaySettings {
         Objects.requireNonNull(ordering, "ordering");
+    }
+
+    /** Settings with the default in-flight byte bound. */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout, Duration claimLinger) {
+        this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
+                retryPolicy, drainTimeout, claimLinger, DEFAULT_MAX_IN_FLIGHT_BYTES);
     }
 
     /** Settings with the default claim linger. */
@@ -50,6 +63,6 @@ public record RelaySettings(
     /** The claim loop's knobs. */
     public LoopSettings loop() {
         return new LoopSettings(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval, claimLinger,
-                retryPolicy, drainTimeout);
+                retryPolicy, drainTimeout, maxInFlightBytes);
     }
 }

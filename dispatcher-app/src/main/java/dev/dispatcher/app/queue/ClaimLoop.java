@@ -31,7 +31,8 @@ import reactor.core.scheduler.Scheduler;
  * will really change, so no turn can repeat synchronously (least of all on the R2DBC event loop that delivered a
  * notification):
  * <ul>
- *   <li>{@code maxInFlightBatches} unfinished batches: wait for one to finish (or the poll interval);</li>
+ *   <li>{@code maxInFlightBatches} unfinished batches, or their payloads at {@code maxInFlightBytes}: wait for one
+ *       to finish (or the poll interval); otherwise a claim is given the bytes the batches in flight leave;</li>
  *   <li>paused: wait for the pause switch to change (or the poll interval); wake-ups are ignored meanwhile;</li>
  *   <li>destination unavailable (the relay's open breaker): wait a poll interval, then probe; claim nothing;</li>
  *   <li>the last claim came back full: claim at once;</li>
@@ -96,6 +97,8 @@ public final class ClaimLoop<M extends Claimed> {
     private volatile Sinks.Empty<Void> stopped = Sinks.empty();
     /** Claimed batches not yet finished; incremented by the loop, decremented when a batch finishes. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Their payload bytes; added by the loop, subtracted when a batch finishes. */
+    private final AtomicLong inFlightBytes = new AtomicLong();
     private final AtomicLong turns = new AtomicLong();
     private final AtomicLong claims = new AtomicLong();
     /** Completes when a run's loop has ended (drained or cancelled); a fresh one per run. */
@@ -104,6 +107,8 @@ public final class ClaimLoop<M extends Claimed> {
     private volatile long seenGeneration = -1;
     /** Owned by the loop: rows the last claim returned (full: claim again; some: after the linger; none: wait). */
     private volatile int lastClaimSize;
+    /** Owned by the loop: the last claim came back full, by rows or by bytes ({@link #fullByBytes}). */
+    private volatile boolean lastClaimFull;
     private volatile long lastClaimStartNanos;
     /** Owned by the loop: the wait after the last claim if it found some rows ({@link #stretchedLinger}). */
     private volatile long lingerNanos;
@@ -152,6 +157,7 @@ public final class ClaimLoop<M extends Claimed> {
             stopped = Sinks.empty();
             finished = Sinks.empty();
             lastClaimSize = 0;
+            lastClaimFull = false;
             heldBack = false;
             heldBackClaims = 0;
             seenGeneration = -1; // work may have arrived while stopped: the new run claims at once, as the first did
@@ -166,9 +172,11 @@ public final class ClaimLoop<M extends Claimed> {
                 .subscribeOn(scheduler)
                 .doFinally(signal -> runFinished.tryEmitEmpty())
                 .subscribe(null, e -> log.error("{} {} stopped on an unexpected error", name, settings.workerId(), e));
-        log.info("{} {} started: batch-size={} max-in-flight-batches={} lease={} poll-interval={} claim-linger={}",
-                name, settings.workerId(), settings.batchSize(), settings.maxInFlightBatches(),
-                settings.leaseDuration(), settings.pollInterval(), settings.claimLinger());
+        log.info("{} {} started: batch-size={} max-in-flight-batches={} max-in-flight-bytes={} lease={}"
+                        + " poll-interval={} claim-linger={}", name, settings.workerId(), settings.batchSize(),
+                settings.maxInFlightBatches(), settings.maxInFlightBytes() == LoopSettings.UNBOUNDED_BYTES ? "-"
+                        : settings.maxInFlightBytes(), settings.leaseDuration(), settings.pollInterval(),
+                settings.claimLinger());
     }
 
     /** Signals possible new work (a notification, stored records, a reconnect). Cheap; callable from any thread. */
@@ -216,6 +224,11 @@ public final class ClaimLoop<M extends Claimed> {
         return inFlight.get();
     }
 
+    /** Payload bytes of the claimed batches not yet finished. */
+    public long inFlightBytes() {
+        return inFlightBytes.get();
+    }
+
     /** Turns of the loop so far (each claimed or waited once); for tests of the gating. */
     long turns() {
         return turns.get();
@@ -232,8 +245,11 @@ public final class ClaimLoop<M extends Claimed> {
 
     // ---------------------------------------------------------------- gating
 
-    /** A claimed batch, with the external wake-up count when its claim started and whether it came back full. */
-    private record ClaimedBatch<M>(List<M> messages, long wakeupsAtClaim, boolean full) {
+    /**
+     * A claimed batch, with the external wake-up count when its claim started, whether it came back full, and its
+     * payload bytes.
+     */
+    private record ClaimedBatch<M>(List<M> messages, long wakeupsAtClaim, boolean full, long bytes) {
     }
 
     /** One turn: claims (emits a non-empty batch or nothing) or waits for a real change (emits nothing). */
@@ -243,7 +259,7 @@ public final class ClaimLoop<M extends Claimed> {
             return Mono.empty();
         }
         long capacitySeen = capacity.generation();
-        if (inFlight.get() >= settings.maxInFlightBatches()) {
+        if (inFlight.get() >= settings.maxInFlightBatches() || inFlightBytes.get() >= settings.maxInFlightBytes()) {
             // A finishing batch wakes us; the generation read before the check means that wake-up cannot be missed.
             return waitFor(capacity.awaitAfter(capacitySeen, settings.pollInterval(), scheduler));
         }
@@ -258,7 +274,7 @@ public final class ClaimLoop<M extends Claimed> {
                     .then(Mono.defer(() -> stopping.get() ? Mono.<Void>empty() : strategy.probe()))
                     .then(Mono.empty());
         }
-        if (lastClaimSize >= settings.batchSize()) {
+        if (lastClaimFull) {
             return claim();
         }
         if (lastClaimSize > 0) {
@@ -321,6 +337,16 @@ public final class ClaimLoop<M extends Claimed> {
     }
 
     /**
+     * Whether a claim of {@code rows} rows and {@code bytes} payload bytes, given {@code budget} bytes, came back full
+     * by bytes: less is left of the budget than the claim's mean row, so a claim cut short by the budget (it stops
+     * before the row that would pass it) counts as full and the loop claims again as soon as there is room, rather
+     * than lingering as after a partial claim.
+     */
+    static boolean fullByBytes(long bytes, int rows, long budget) {
+        return rows > 0 && budget - bytes < bytes / rows;
+    }
+
+    /**
      * The wait before a claim on new work after {@code emptyClaims} consecutive claims that found nothing because
      * batches in flight held back every row: the stream's linger, doubled for each such claim after the first, at
      * most {@code pollNanos}. Why: with per-key order, a batch in flight that holds every key with rows (64 keys,
@@ -353,14 +379,26 @@ public final class ClaimLoop<M extends Claimed> {
         long start = scheduler.now(TimeUnit.NANOSECONDS);
         // the window this claim's rows arrived in, when the claim before it also found some but not a full batch,
         // or found none only because batches in flight held their keys (the stream went on behind them)
-        boolean streaming = (lastClaimSize > 0 && lastClaimSize < settings.batchSize()) || heldBack;
+        boolean streaming = (lastClaimSize > 0 && !lastClaimFull) || heldBack;
         long sinceClaimBefore = start - lastClaimStartNanos;
         lastClaimStartNanos = start;
         claims.incrementAndGet();
-        return Mono.defer(() -> queue.claim(settings.workerId(), settings.batchSize(), settings.leaseDuration()))
+        long budget = settings.maxInFlightBytes() - inFlightBytes.get(); // positive: turn() checked it
+        return Mono.defer(() -> queue.claim(settings.workerId(), settings.batchSize(), budget,
+                        settings.leaseDuration()))
                 .publishOn(scheduler)
-                .doOnNext(batch -> {
+                .map(batch -> {
+                    long bytes = 0;
+                    for (M m : batch) {
+                        bytes += m.payloadBytes();
+                    }
+                    return new ClaimedBatch<>(batch, external, batch.size() >= settings.batchSize()
+                            || fullByBytes(bytes, batch.size(), budget), bytes);
+                })
+                .doOnNext(claimed -> {
+                    List<M> batch = claimed.messages();
                     lastClaimSize = batch.size();
+                    lastClaimFull = claimed.full();
                     heldBack = batch.isEmpty() && strategy.holdsBackWork() && inFlight.get() > 0;
                     heldBackClaims = heldBack ? heldBackClaims + 1 : 0;
                     if (!heldBack) { // held back, the stream's linger stays: the rows are still arriving
@@ -376,13 +414,16 @@ public final class ClaimLoop<M extends Claimed> {
                                 lingerNanos / 1000);
                     }
                 })
-                .filter(batch -> !batch.isEmpty())
-                .map(batch -> new ClaimedBatch<>(batch, external, batch.size() >= settings.batchSize()))
-                .doOnNext(batch -> inFlight.incrementAndGet())
+                .filter(claimed -> !claimed.messages().isEmpty())
+                .doOnNext(claimed -> {
+                    inFlight.incrementAndGet();
+                    inFlightBytes.addAndGet(claimed.bytes());
+                })
                 .onErrorResume(e -> {
                     log.warn("{} {}: claim failed ({}); retrying after {}", name, settings.workerId(), e.toString(),
                             settings.pollInterval());
                     lastClaimSize = 0;
+                    lastClaimFull = false;
                     heldBack = false;
                     heldBackClaims = 0;
                     return waitFor(Mono.delay(settings.pollInterval(), scheduler).then());
@@ -434,6 +475,7 @@ public final class ClaimLoop<M extends Claimed> {
                         log.debug("{} {}: batch of {} finished ({}), rows may be waiting for it: {}", name,
                                 settings.workerId(), messages.size(), signal, rowsWaiting);
                     }
+                    inFlightBytes.addAndGet(-claimed.bytes());
                     inFlight.decrementAndGet();
                     capacity.wake();
                     if (rowsWaiting) {

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.queue;
 
+import dev.dispatcher.app.store.LeasedQueue;
 import dev.dispatcher.domain.RetryPolicy;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,6 +20,9 @@ import java.util.Objects;
  *     a fast stream, {@link ClaimLoop#stretchedLinger})
  * @param retryPolicy backoff and attempt limit for failed attempts
  * @param drainTimeout how long {@link ClaimLoop#stop()} waits for in-flight batches
+ * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim is given what the batches
+ *     in flight leave of it ({@link LeasedQueue#claim(String, int, long, Duration)}), and none is made while they
+ *     hold it all; a claim takes at least one row, so a row larger than what is left may pass it by that row
  */
 public record LoopSettings(
         String workerId,
@@ -28,7 +32,18 @@ public record LoopSettings(
         Duration pollInterval,
         Duration claimLinger,
         RetryPolicy retryPolicy,
-        Duration drainTimeout) {
+        Duration drainTimeout,
+        long maxInFlightBytes) {
+
+    /** No bound on in-flight payload bytes beyond the row count: queues whose claims do not bound bytes. */
+    public static final long UNBOUNDED_BYTES = Long.MAX_VALUE;
+
+    /** Settings without a byte bound ({@link #UNBOUNDED_BYTES}). */
+    public LoopSettings(String workerId, int batchSize, int maxInFlightBatches, Duration leaseDuration,
+            Duration pollInterval, Duration claimLinger, RetryPolicy retryPolicy, Duration drainTimeout) {
+        this(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval, claimLinger, retryPolicy,
+                drainTimeout, UNBOUNDED_BYTES);
+    }
 
     public LoopSettings {
         Objects.requireNonNull(workerId, "workerId");
@@ -37,6 +52,9 @@ public record LoopSettings(
         Objects.requireNonNull(claimLinger, "claimLinger");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
         Objects.requireNonNull(drainTimeout, "drainTimeout");
+        if (maxInFlightBytes < 1) {
+            throw new IllegalArgumentException("maxInFlightBytes must be positive, but was " + maxInFlightBytes);
+        }
     }
 
     /** How often in-flight leases are renewed. */

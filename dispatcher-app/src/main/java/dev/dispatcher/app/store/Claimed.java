@@ -10,4 +10,9 @@ public interface Claimed {
 
     /** Whether this claim took over a lease that had run out (counted as {@code dispatcher.lease.expirations}). */
     boolean leaseExpired();
+
+    /** The bytes of its payload a worker holds while the row is in flight; 0 where no claim bounds them. */
+    default long payloadBytes() {
+        return 0;
+    }
 }

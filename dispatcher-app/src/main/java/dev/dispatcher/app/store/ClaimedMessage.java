@@ -41,4 +41,9 @@ public record ClaimedMessage(
     public String key() {
         return leased.key();
     }
+
+    @Override
+    public long payloadBytes() {
+        return payload == null ? 0 : payload.length;
+    }
 }

@@ -4,6 +4,7 @@ import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.IsolationLevel;
 import io.r2dbc.spi.Result;
+import io.r2dbc.spi.Wrapped;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -11,6 +12,12 @@ import reactor.core.publisher.Mono;
 /**
  * Connection scopes of this package: a pooled connection in autocommit for one statement, or one READ COMMITTED
  * transaction (commit when the work completes, roll back on error or cancellation). Connections are always closed.
+ *
+ * <p>A connection whose work failed with an error that makes it useless ({@link DatabaseFailures#replacesConnection},
+ * a read-only server above all) is closed for good before it is given back, so the pool drops it and opens a fresh
+ * one for the next caller: r2dbc-pool validates a released connection locally and invalidates one that is closed
+ * ({@code PooledConnection.close}), instead of keeping a session that would refuse every write until the pool's
+ * idle time ran out.
  */
 final class Connections {
 
@@ -18,7 +25,24 @@ final class Connections {
     }
 
     static <T> Flux<T> autoCommit(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
-        return Flux.usingWhen(connections.create(), work, Connection::close, (c, e) -> c.close(), Connection::close);
+        return Flux.usingWhen(connections.create(), work, Connection::close, Connections::closeAfter,
+                Connection::close);
+    }
+
+    /**
+     * Gives {@code c} back after {@code error}: first closes the physical connection under the pool's when the
+     * error {@linkplain DatabaseFailures#replacesConnection replaces it}, so the pool invalidates it on release.
+     */
+    static Mono<Void> closeAfter(Connection c, Throwable error) {
+        return (DatabaseFailures.replacesConnection(error) ? discard(c) : Mono.<Void>empty())
+                .then(Mono.defer(() -> Mono.from(c.close())));
+    }
+
+    /** Closes the connection a pooled {@code c} wraps (errors ignored: it may be gone already); nothing otherwise. */
+    private static Mono<Void> discard(Connection c) {
+        return c instanceof Wrapped<?> pooled && pooled.unwrap() instanceof Connection physical
+                ? Mono.from(physical.close()).onErrorResume(e -> Mono.empty())
+                : Mono.empty();
     }
 
     /** Opens the transaction of {@link #plannedPerCall}: one simple-query round trip, like a plain {@code BEGIN}. */
@@ -59,13 +83,13 @@ final class Connections {
                 c -> Flux.from(c.createStatement(begin).execute())
                         .flatMap(Result::getRowsUpdated)
                         .thenMany(Flux.defer(() -> work.apply(c))),
-                Connections::commitAndClose, (c, e) -> rollbackAndClose(c), Connections::rollbackAndClose);
+                Connections::commitAndClose, Connections::rollbackAndCloseAfter, Connections::rollbackAndClose);
     }
 
     static <T> Mono<T> inTransaction(ConnectionFactory connections, Function<Connection, Mono<T>> work) {
         return Mono.usingWhen(connections.create(),
                 tx -> Mono.from(tx.beginTransaction(IsolationLevel.READ_COMMITTED)).then(work.apply(tx)),
-                Connections::commitAndClose, (tx, e) -> rollbackAndClose(tx), Connections::rollbackAndClose);
+                Connections::commitAndClose, Connections::rollbackAndCloseAfter, Connections::rollbackAndClose);
     }
 
     private static Mono<Void> commitAndClose(Connection tx) {
@@ -75,6 +99,11 @@ final class Connections {
     /** On error or cancellation: the pool must not get a connection back mid-transaction. */
     static Mono<Void> rollbackAndClose(Connection tx) {
         return rollback(tx).then(Mono.from(tx.close()));
+    }
+
+    /** On error: rolls back, then gives the connection back as {@link #closeAfter} does. */
+    static Mono<Void> rollbackAndCloseAfter(Connection tx, Throwable error) {
+        return rollback(tx).then(closeAfter(tx, error));
     }
 
     static Mono<Void> rollback(Connection tx) {

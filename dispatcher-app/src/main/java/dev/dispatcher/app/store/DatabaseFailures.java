@@ -13,8 +13,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <ul>
  *   <li>{@link Kind#TRANSIENT}: connection exceptions (class 08), serialization failure (40001), deadlock (40P01),
- *       admin or crash shutdown (57P01..57P03), insufficient resources (class 53), and errors without a SQLSTATE
- *       from a lost connection or an exhausted pool;</li>
+ *       admin or crash shutdown (57P01..57P03), insufficient resources (class 53), a read-only database (25006
+ *       {@code read_only_sql_transaction}: a failover left this connection on a server that no longer takes writes,
+ *       such as the old primary, now a standby, that DNS still names), and errors without a SQLSTATE from a lost
+ *       connection or an exhausted pool;</li>
  *   <li>{@link Kind#TIMEOUT}: the statement was cancelled ({@code query_canceled} 57014, e.g. by
  *       {@code statement_timeout}) or could not take a lock ({@code lock_not_available} 55P03);</li>
  *   <li>{@link Kind#PERMANENT}: integrity violations (class 23), syntax or access rule violations (class 42), data
@@ -22,6 +24,10 @@ import java.util.concurrent.TimeoutException;
  * </ul>
  * A wrapped driver exception (Spring's {@code DataAccessException}s from {@code DatabaseClient}) is classified by
  * the driver's. {@link Error}s are never classified: they are rethrown.
+ *
+ * <p>{@link #replacesConnection} says which errors make the connection that saw them useless, so it is closed
+ * instead of going back to the pool ({@code Connections}): a read-only session stays read-only, and a pool that
+ * kept it would fail every write on it after the writable server is back.
  */
 public final class DatabaseFailures {
 
@@ -72,6 +78,25 @@ public final class DatabaseFailures {
         return Kind.PERMANENT;
     }
 
+    /**
+     * Whether the connection that saw {@code error} must not be used again: the server no longer takes writes on it
+     * ({@value #READ_ONLY}), or it is gone (connection exceptions, class 08; admin or crash shutdown, 57P01..57P03).
+     * A fresh connection may reach a writable server (DNS moved to the new primary) or find the database writable
+     * again; the pool opens one on the next acquisition.
+     */
+    public static boolean replacesConnection(Throwable error) {
+        String state = sqlState(error);
+        return state != null && (state.equals(READ_ONLY) || state.startsWith("08") || state.startsWith("57P0"));
+    }
+
+    /** Whether {@code error} says the database refused a write because it is read-only ({@value #READ_ONLY}). */
+    public static boolean readOnly(Throwable error) {
+        return READ_ONLY.equals(sqlState(error));
+    }
+
+    /** {@code read_only_sql_transaction}. */
+    static final String READ_ONLY = "25006";
+
     /** Whether repeating the statement may succeed: {@link Kind#TRANSIENT} or {@link Kind#TIMEOUT}. */
     public static boolean isRetryable(Throwable error) {
         return classify(error) != Kind.PERMANENT;
@@ -102,7 +127,7 @@ public final class DatabaseFailures {
     static Kind bySqlState(String state) {
         return switch (state) {
             case "57014", "55P03" -> Kind.TIMEOUT;
-            case "40001", "40P01", "57P01", "57P02", "57P03" -> Kind.TRANSIENT;
+            case "40001", "40P01", "57P01", "57P02", "57P03", READ_ONLY -> Kind.TRANSIENT;
             default -> switch (state.substring(0, 2)) {
                 case "08", "53" -> Kind.TRANSIENT;
                 default -> Kind.PERMANENT;

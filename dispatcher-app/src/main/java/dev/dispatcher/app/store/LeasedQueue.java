@@ -30,6 +30,16 @@ public interface LeasedQueue<M extends Claimed> {
     Mono<List<M>> claim(String owner, int limit, Duration lease);
 
     /**
+     * {@link #claim(String, int, Duration)} taking fewer rows when their payloads are large: in claim order it stops
+     * adding rows once their {@linkplain Claimed#payloadBytes() payload bytes} would pass {@code maxBytes}, and a
+     * first row larger than that is still claimed, alone. By default a queue claims by count alone (the inbox, whose
+     * intake bounds its rows by {@code max-backlog}).
+     */
+    default Mono<List<M>> claim(String owner, int limit, long maxBytes, Duration lease) {
+        return claim(owner, limit, lease);
+    }
+
+    /**
      * Writes a batch of lease transitions and classifies each into a sealed outcome: one guarded UPDATE for the
      * Deliver requests of one claimed batch (two or more), one classified statement for the other requests and for the rows that
      * UPDATE did not write (so a fully published batch is one statement). Requests for the same id are

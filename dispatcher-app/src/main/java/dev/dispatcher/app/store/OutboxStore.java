@@ -22,11 +22,24 @@ public interface OutboxStore extends LeasedQueue<ClaimedMessage> {
      * Increments each row's attempts, gives it a fresh lease token and a lease of {@code lease} from database
      * time. An empty list means nothing is claimable now.
      */
-    Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering);
+    default Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering) {
+        return claimBatch(owner, limit, Long.MAX_VALUE, lease, ordering);
+    }
+
+    /**
+     * {@link #claimBatch(String, int, Duration, Ordering)} within a payload byte budget: in {@code seq} order the
+     * claim stops adding rows once their payloads would pass {@code maxBytes}; a first row larger than that is still
+     * claimed alone. Per key, what is claimed stays a contiguous run from the key's head.
+     */
+    Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, long maxBytes, Duration lease, Ordering ordering);
 
     /** Claims with the ordering this store was created with (see {@link #r2dbc(ConnectionFactory, Ordering)}). */
     @Override
     Mono<List<ClaimedMessage>> claim(String owner, int limit, Duration lease);
+
+    /** {@link #claim(String, int, Duration)} within a payload byte budget. */
+    @Override
+    Mono<List<ClaimedMessage>> claim(String owner, int limit, long maxBytes, Duration lease);
 
     @Override
     default Queue queue() {

@@ -163,7 +163,7 @@ final class R2dbcInboxStore implements InboxStore {
                                     .thenReturn(result))
                             .onErrorResume(e -> Connections.rollback(c).then(Mono.error(e))),
                     Connection::close,
-                    (c, e) -> c.close(),
+                    Connections::closeAfter,
                     Connections::rollbackAndClose); // cancelled (drain timeout)
         }
 

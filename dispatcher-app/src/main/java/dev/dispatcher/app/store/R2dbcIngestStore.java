@@ -3,6 +3,7 @@ package dev.dispatcher.app.store;
 import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Statement;
 import java.io.ByteArrayOutputStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,21 +11,28 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.springframework.r2dbc.core.DatabaseClient;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * {@link IngestStore} on PostgreSQL: {@link OutboxSql#INGEST} (key locks, insert and the read of ids that
- * existed, in one round trip), then {@link OutboxSql#FIND_FOR_INGEST} for inputs it neither wrote nor found.
- * Thread-safe and stateless.
+ * existed, in one round trip), then {@link OutboxSql#FIND_FOR_INGEST} for inputs it neither wrote nor found,
+ * each on a pooled connection in autocommit ({@link Connections#autoCommit}, which replaces a connection that saw
+ * the database read-only). Thread-safe and stateless.
  */
 final class R2dbcIngestStore implements IngestStore {
 
-    private final DatabaseClient db;
+    private final ConnectionFactory connections;
 
     R2dbcIngestStore(ConnectionFactory connections) {
-        // positional $n parameters only: the statements' ::casts are not named parameters
-        this.db = DatabaseClient.builder().connectionFactory(connections).namedParameters(false).build();
+        this.connections = connections;
+    }
+
+    /** {@code sql} with {@code inputs} bound, each result row read with {@code reader}. */
+    private <T> Flux<T> query(String sql, Inputs inputs, Function<Readable, T> reader) {
+        return Connections.autoCommit(connections, c -> Flux.from(inputs.bind(c.createStatement(sql)).execute())
+                .flatMap(result -> result.map(reader)));
     }
 
     @Override
@@ -34,11 +42,9 @@ final class R2dbcIngestStore implements IngestStore {
         }
         return Mono.defer(() -> {
             Inputs inputs = Inputs.of(messages);
-            return inputs.bind(db.sql(OutboxSql.INGEST))
-                    .map((row, meta) -> new Row(row.get("ord", Long.class), entry(row),
+            return query(OutboxSql.INGEST, inputs, row -> new Row(row.get("ord", Long.class), entry(row),
                             Boolean.TRUE.equals(row.get("written", Boolean.class)),
                             Boolean.TRUE.equals(row.get("same_content", Boolean.class))))
-                    .all()
                     .collectList()
                     .flatMap(rows -> resolve(messages, rows));
         });
@@ -74,10 +80,8 @@ final class R2dbcIngestStore implements IngestStore {
             return Mono.just(List.of(results));
         }
         List<IngestMessage> rest = unresolved.stream().map(messages::get).toList();
-        return Inputs.of(rest).bind(db.sql(OutboxSql.FIND_FOR_INGEST))
-                .map((row, meta) -> new Row(row.get("ord", Long.class), entry(row), false,
-                        Boolean.TRUE.equals(row.get("same_content", Boolean.class))))
-                .all()
+        return query(OutboxSql.FIND_FOR_INGEST, Inputs.of(rest), row -> new Row(row.get("ord", Long.class),
+                        entry(row), false, Boolean.TRUE.equals(row.get("same_content", Boolean.class))))
                 .collectList()
                 .handle((found, sink) -> {
                     for (Row row : found) {
@@ -132,7 +136,7 @@ final class R2dbcIngestStore implements IngestStore {
                     in.payloadLength, in.contentTypes, in.headers, in.correlationIds, in.causationIds, in.delays);
         }
 
-        DatabaseClient.GenericExecuteSpec bind(DatabaseClient.GenericExecuteSpec spec) {
+        Statement bind(Statement spec) {
             return spec.bind(0, ids).bind(1, topics).bind(2, keys).bind(3, types).bind(4, payloads)
                     .bind(5, payloadFrom).bind(6, payloadLength).bind(7, contentTypes).bind(8, headers)
                     .bind(9, correlationIds).bind(10, causationIds).bind(11, delays);

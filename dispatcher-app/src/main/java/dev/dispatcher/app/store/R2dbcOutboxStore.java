@@ -49,13 +49,20 @@ final class R2dbcOutboxStore implements OutboxStore {
     }
 
     @Override
-    public Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering) {
+    public Mono<List<ClaimedMessage>> claim(String owner, int limit, long maxBytes, Duration lease) {
+        return claimBatch(owner, limit, maxBytes, lease, ordering);
+    }
+
+    @Override
+    public Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, long maxBytes, Duration lease,
+            Ordering ordering) {
         return Mono.defer(() -> {
             String cursor = keyCursor.get();
             Function<Connection, Flux<ClaimedMessage>> claim = c -> {
                 Statement s = switch (ordering) {
-                    case PER_KEY -> c.createStatement(OutboxSql.CLAIM_PER_KEY).bind("$4", cursor);
-                    case NONE -> c.createStatement(OutboxSql.CLAIM_UNORDERED);
+                    case PER_KEY -> c.createStatement(OutboxSql.CLAIM_PER_KEY).bind("$4", cursor)
+                            .bind("$5", maxBytes);
+                    case NONE -> c.createStatement(OutboxSql.CLAIM_UNORDERED).bind("$4", maxBytes);
                 };
                 s.bind("$1", owner).bind("$2", lease.toMillis()).bind("$3", limit);
                 return Flux.from(s.execute()).flatMap(r -> r.map(R2dbcOutboxStore::claimed));

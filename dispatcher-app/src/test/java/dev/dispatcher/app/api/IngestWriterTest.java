@@ -17,13 +17,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * The ingest writer's queueing rules, on a store whose statements complete when the test says so: group commit
- * per lane, one lane per key, the wait bound, abandoned requests, a full lane, and which failures are repeated.
+ * per lane, one lane per key, the wait bound (also behind a statement that never returns), abandoned requests, a
+ * full lane, which failures are repeated, and how long the writer holds a request's bytes.
  * (What a statement does in the database is IngestFaultsIT's and IngestConcurrencyIT's to show.)
  */
 class IngestWriterTest {
@@ -56,11 +59,23 @@ class IngestWriterTest {
     }
 
     private final AtomicLong now = new AtomicLong();
+    /** Times each request's own wait; advanced by hand. */
+    private final VirtualTimeScheduler timer = VirtualTimeScheduler.create();
+
+    private IngestWriter writer(IngestStore store, int lanes) {
+        return new IngestWriter(store, lanes, TIMEOUT, now::get, timer);
+    }
+
+    /** Moves both clocks: the lanes' deadline check and the requests' own timers. */
+    private void elapse(Duration time) {
+        now.addAndGet(time.toNanos());
+        timer.advanceTimeBy(time);
+    }
 
     @Test
     void requestsArrivingWhileTheirLaneWritesAreWrittenTogetherByItsNextStatement() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 4, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 4);
         List<List<IngestResult>> answers = new CopyOnWriteArrayList<>();
 
         writer.write(List.of(message("k"))).subscribe(answers::add);
@@ -78,7 +93,7 @@ class IngestWriterTest {
     @Test
     void otherKeysAreWrittenWhileOneKeysLaneIsBusy() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 4, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 4);
         String key = "k";
         String otherLaneKey = keyInAnotherLane(key, 4);
 
@@ -90,7 +105,7 @@ class IngestWriterTest {
     @Test
     void requestsWithSeveralKeysShareTheirOwnLane() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 1);
 
         writer.write(List.of(message("k"))).subscribe();
         writer.write(List.of(message("a"), message("b"))).subscribe();
@@ -103,7 +118,7 @@ class IngestWriterTest {
     @Test
     void eachRequestGetsItsOwnResultsInOrder() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 1);
         writer.write(List.of(message("k"))).subscribe();
         List<IngestMessage> second = List.of(message("x"), message("y"));
         List<IngestMessage> third = List.of(message("z"), message("w"));
@@ -126,7 +141,7 @@ class IngestWriterTest {
     @Test
     void aRequestThatWaitedPastTheTimeoutAnswers503AndIsNotWritten() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 1);
         writer.write(List.of(message("k"))).subscribe();
         IngestMessage late = message("k");
         AtomicReference<Throwable> error = new AtomicReference<>();
@@ -143,9 +158,76 @@ class IngestWriterTest {
     }
 
     @Test
+    void everyRequestIsAnsweredInTimeWhileAStatementNeverReturns() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = writer(store, 1);
+        AtomicReference<Throwable> inStatement = new AtomicReference<>();
+        AtomicReference<Throwable> waiting = new AtomicReference<>();
+        writer.write(List.of(message("k"))).subscribe(r -> { }, inStatement::set);
+        writer.write(List.of(message("k"))).subscribe(r -> { }, waiting::set);
+
+        elapse(TIMEOUT.plusMillis(1));
+        assertThat(waiting.get()).as("waiting: refused, nothing written").isInstanceOfSatisfying(ApiProblem.class,
+                p -> {
+                    assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+                    assertThat(p.getMessage()).contains("nothing was written");
+                });
+        assertThat(inStatement.get()).as("its statement may still finish").isNull();
+
+        elapse(TIMEOUT.plusMillis(1));
+        assertThat(inStatement.get()).as("in a statement that never returns").isInstanceOfSatisfying(
+                ApiProblem.class, p -> {
+                    assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+                    assertThat(p.getMessage()).contains("may have been applied");
+                });
+        store.complete(0);
+        assertThat(store.statements).as("the request that gave up waiting is never written").hasSize(1);
+    }
+
+    @Test
+    void theWriterHoldsARequestsBytesUntilItsStatementFinishedEvenAfterTheAnswer() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = writer(store, 1);
+        IngestBudget budget = new IngestBudget(100, 10);
+        AtomicReference<Throwable> first = new AtomicReference<>();
+        budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
+                .subscribe(r -> { }, first::set);
+        assertThat(budget.reservedBytes()).isEqualTo(60);
+
+        elapse(TIMEOUT.multipliedBy(2).plusMillis(2));
+        assertThat(first.get()).as("answered").isInstanceOf(ApiProblem.class);
+        assertThat(budget.requests()).isZero();
+        assertThat(budget.reservedBytes()).as("its statement still holds the messages").isEqualTo(60);
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
+                .subscribe(r -> { }, refused::set);
+        assertThat(refused.get()).isInstanceOfSatisfying(ApiProblem.class,
+                p -> assertThat(p.getMessage()).contains("dispatcher.ingest.max-queued-bytes"));
+
+        store.complete(0);
+        assertThat(budget.reservedBytes()).isZero();
+    }
+
+    @Test
+    void aRequestDroppedFromTheQueueGivesItsBytesBackAtOnce() {
+        HeldStore store = new HeldStore();
+        IngestWriter writer = writer(store, 1);
+        IngestBudget budget = new IngestBudget(100, 10);
+        writer.write(List.of(message("k"))).subscribe();
+        Disposable gone = budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
+                .subscribe();
+        assertThat(budget.reservedBytes()).isEqualTo(60);
+
+        gone.dispose();
+        assertThat(budget.reservedBytes()).as("its client went away while it waited").isZero();
+        store.complete(0);
+        assertThat(store.statements).hasSize(1);
+    }
+
+    @Test
     void aRequestWhoseClientWentAwayBeforeItsTurnIsNotWritten() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 1);
         writer.write(List.of(message("k"))).subscribe();
         Disposable gone = writer.write(List.of(message("k"))).subscribe();
         gone.dispose();
@@ -158,7 +240,7 @@ class IngestWriterTest {
     @Test
     void aFullLaneRefusesAtOnceWith503() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 1);
         writer.write(List.of(message("k"))).subscribe();
         for (int i = 0; i < IngestWriter.MAX_QUEUED_MESSAGES; i++) {
             writer.write(List.of(message("k"))).subscribe();
@@ -173,7 +255,7 @@ class IngestWriterTest {
     @Test
     void aStatementWhoseConnectionWasLostIsRepeatedButOneTheServerRefusedIsNot() {
         HeldStore store = new HeldStore();
-        IngestWriter writer = new IngestWriter(store, 1, TIMEOUT, now::get);
+        IngestWriter writer = writer(store, 1);
         AtomicReference<List<IngestResult>> answer = new AtomicReference<>();
         writer.write(List.of(message("k"))).subscribe(answer::set);
         store.fail(0, new R2dbcNonTransientResourceException("Cannot exchange messages because the connection is closed"));
@@ -194,6 +276,10 @@ class IngestWriterTest {
     }
 
     // ---- helpers
+
+    private static MockServerHttpRequest post(long contentLength) {
+        return MockServerHttpRequest.post("/v1/messages").contentLength(contentLength).build();
+    }
 
     private static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();

@@ -34,14 +34,15 @@ class DispatcherPropertiesTest {
         assertThat(properties.workerId()).matches(".+-\\d+").endsWith("-" + ProcessHandle.current().pid());
         assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
         assertThat(properties.relay()).isEqualTo(new RelayProperties(1000, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
-                Ordering.PER_KEY, Duration.ofMillis(5)));
+                Ordering.PER_KEY, Duration.ofMillis(5), DataSize.ofMegabytes(64)));
         assertThat(properties.retry()).isEqualTo(new RetryProperties(RetryPolicy.DEFAULT_INITIAL_DELAY,
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
         assertThat(properties.retention()).isEqualTo(new RetentionProperties(Duration.ofDays(7), Duration.ofDays(30),
                 Duration.ofDays(7), Duration.ofDays(90), Duration.ofDays(30)));
         assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
-                Duration.ofDays(7), 1, Duration.ofSeconds(10), true));
+                Duration.ofDays(7), 1, Duration.ofSeconds(10), true, DataSize.ofMegabytes(64), 512, Duration.ofSeconds(10),
+                Duration.ofSeconds(60)));
         assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
@@ -106,19 +107,22 @@ class DispatcherPropertiesTest {
         Duration s30 = Duration.ofSeconds(30);
         Duration s1 = Duration.ofSeconds(1);
         Duration ms5 = Duration.ofMillis(5);
-        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
+        DataSize mb64 = DataSize.ofMegabytes(64);
+        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 10001");
-        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5, mb64),
                 "dispatcher.relay.max-in-flight-batches must be between 1 and 64, but was 65");
-        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5, mb64),
                 "dispatcher.relay.publish-concurrency must be between 1 and 4096, but was 0");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5, mb64),
                 "dispatcher.relay.lease-duration must be between 2s and 1h, but was 1s");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5, mb64),
                 "dispatcher.relay.poll-interval must be between 10ms and 10m, but was 5ms");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2)),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, DataSize.ofBytes(0)),
+                "dispatcher.relay.max-in-flight-bytes must be positive, but was 0B");
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2), mb64),
                 "dispatcher.relay.claim-linger must be between 0s and 1s, but was 2s");
     }
 
@@ -151,14 +155,24 @@ class DispatcherPropertiesTest {
                 "dispatcher.retention.dead-lettered must be positive, but was 0s");
         assertInvalid(() -> new RetentionProperties(null, null, null, null, Duration.ofSeconds(-1)),
                 "dispatcher.retention.inbox-dead-lettered must be positive, but was -1s");
-        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null, null),
+        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null, null, null, null,
+                null, null),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null, null),
+        assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null,
+                null, null, null, null, null),
                 "dispatcher.ingest.max-delay must be between 1s and 365d, but was 400d");
-        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null, null),
+        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null, null, null, null, null, null),
                 "dispatcher.ingest.writers must be between 1 and 64, but was 0");
-        assertInvalid(() -> new IngestProperties(null, null, null, null, null, Duration.ofMillis(10), null),
-                "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, Duration.ofMillis(10), null, null, null,
+                null, null), "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, DataSize.ofBytes(0), null,
+                null, null), "dispatcher.ingest.max-queued-bytes must be positive, but was 0B");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, 0, null, null),
+                "dispatcher.ingest.max-concurrent-requests must be between 1 and 100000, but was 0");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, null,
+                Duration.ZERO, null), "dispatcher.ingest.read-timeout must be between 100ms and 1h, but was 0s");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, null, null,
+                Duration.ofHours(2)), "dispatcher.ingest.body-timeout must be between 100ms and 1h, but was 2h");
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null),

@@ -71,14 +71,53 @@ class ClaimLoopGatingTest {
     }
 
     private ClaimLoop<Row> start(int batch) {
-        LoopSettings settings = new LoopSettings("gating", batch, IN_FLIGHT, Duration.ofSeconds(30), POLL, LINGER,
+        return start(batch, IN_FLIGHT, LoopSettings.UNBOUNDED_BYTES);
+    }
+
+    private ClaimLoop<Row> start(int batch, int inFlight, long maxInFlightBytes) {
+        LoopSettings settings = new LoopSettings("gating", batch, inFlight, Duration.ofSeconds(30), POLL, LINGER,
                 RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, Jitter.NONE, 5,
-                        new SplittableRandom(1)), Duration.ofSeconds(10));
+                        new SplittableRandom(1)), Duration.ofSeconds(10), maxInFlightBytes);
         loop = new ClaimLoop<>("gating", queue, strategy, settings, new DispatcherMetrics(new SimpleMeterRegistry()),
                 paused::get, time);
         loop.start();
         time.advanceTime();
         return loop;
+    }
+
+    @Test
+    void eachClaimIsGivenTheBytesBatchesInFlightLeaveAndNoneIsMadeWhileTheyHoldThemAll() {
+        queue.rowsPerClaim = () -> BATCH;
+        queue.bytesPerRow = 300;
+        start(BATCH, 8, 1000);
+        time.advanceTimeBy(Duration.ofSeconds(5));
+
+        // 3 rows fit 1000 bytes and the claim counts as full; the next gets the 100 left and takes one row alone
+        assertThat(queue.budgets).containsExactly(1000L, 100L);
+        assertThat(loop.inFlightBatches()).isEqualTo(2);
+        assertThat(loop.inFlightBytes()).as("at most one row past the bound").isEqualTo(1200);
+        long turnsWhileFull = loop.turns();
+        for (int i = 0; i < 100; i++) {
+            loop.wake();
+        }
+        time.advanceTimeBy(Duration.ofSeconds(5));
+        assertThat(queue.claims.get()).as("no claim while the bytes in flight are at the bound").isEqualTo(2);
+        assertThat(loop.turns() - turnsWhileFull).isLessThanOrEqualTo(6);
+
+        strategy.finishOldest();
+        time.advanceTime();
+        assertThat(queue.budgets).as("the finished batch's 900 bytes freed").containsExactly(1000L, 100L, 700L,
+                100L);
+        assertThat(loop.inFlightBytes()).isEqualTo(1200);
+    }
+
+    @Test
+    void aClaimLeavingLessThanItsMeanRowIsFullByBytes() {
+        assertThat(ClaimLoop.fullByBytes(900, 3, 1000)).isTrue();
+        assertThat(ClaimLoop.fullByBytes(300, 1, 100)).as("one row larger than the budget").isTrue();
+        assertThat(ClaimLoop.fullByBytes(600, 3, 1000)).isFalse();
+        assertThat(ClaimLoop.fullByBytes(0, 0, 1000)).isFalse();
+        assertThat(ClaimLoop.fullByBytes(5_000, 10, LoopSettings.UNBOUNDED_BYTES)).isFalse();
     }
 
     @Test
@@ -434,7 +473,7 @@ class ClaimLoopGatingTest {
 
     // ---------------------------------------------------------------- fakes
 
-    record Row(LeasedMessage leased) implements Claimed {
+    record Row(LeasedMessage leased, long payloadBytes) implements Claimed {
         @Override
         public boolean leaseExpired() {
             return false;
@@ -445,7 +484,10 @@ class ClaimLoopGatingTest {
     static final class FakeQueue implements LeasedQueue<Row> {
         final AtomicInteger claims = new AtomicInteger();
         final List<TransitionRequest> written = new CopyOnWriteArrayList<>();
+        /** The byte budget each claim was given. */
+        final List<Long> budgets = new CopyOnWriteArrayList<>();
         volatile IntSupplier rowsPerClaim = () -> 0;
+        volatile long bytesPerRow;
         private long seq;
 
         @Override
@@ -459,13 +501,22 @@ class ClaimLoopGatingTest {
 
         @Override
         public Mono<List<Row>> claim(String owner, int limit, Duration lease) {
+            return claim(owner, limit, Long.MAX_VALUE, lease);
+        }
+
+        /** As the outbox's claim: rows while their bytes fit {@code maxBytes}, and the first one in any case. */
+        @Override
+        public Mono<List<Row>> claim(String owner, int limit, long maxBytes, Duration lease) {
             claims.incrementAndGet();
+            budgets.add(maxBytes);
             int n = Math.min(limit, rowsPerClaim.getAsInt());
             List<Row> rows = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
+            long bytes = 0;
+            for (int i = 0; i < n && (rows.isEmpty() || bytes + bytesPerRow <= maxBytes); i++) {
+                bytes += bytesPerRow;
                 rows.add(new Row(new LeasedMessage(MessageId.of(UUID.randomUUID()),
                         new Lease(owner, UUID.randomUUID(), Instant.EPOCH.plus(lease)), 0, 1,
-                        MessageStatus.PENDING, null, ++seq)));
+                        MessageStatus.PENDING, null, ++seq), bytesPerRow));
             }
             return Mono.just(rows);
         }

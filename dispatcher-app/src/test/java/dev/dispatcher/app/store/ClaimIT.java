@@ -127,6 +127,41 @@ class ClaimIT {
         assertThat(countWhere("status = 'DELIVERED' AND version = 1 AND attempts = 1")).isEqualTo(keys * perKey + 10);
     }
 
+    /**
+     * The byte budget cuts a claim in seq order: per key the rows kept are still a run from the head, the rows cut
+     * off stay claimable (not leased, no attempt spent), and one row larger than the budget is claimed alone.
+     */
+    @Test
+    void aClaimStopsBeforeTheRowThatWouldPassItsByteBudgetAndTakesALargerRowAlone() throws Exception {
+        for (Ordering ordering : Ordering.values()) {
+            db.exec("DELETE FROM outbox_message");
+            // seq order: a(100) b(100) a(300) null(100) b(100) a(100)
+            List<String> keys = java.util.Arrays.asList("a", "b", "a", null, "b", "a");
+            db.insertAll(keys);
+            db.exec("UPDATE outbox_message SET payload = convert_to(repeat('x', CASE WHEN seq = (SELECT min(seq) + 2"
+                    + " FROM outbox_message) THEN 300 ELSE 100 END), 'UTF8')");
+            Map<String, List<Long>> liveBefore = db.liveSeqsByKey();
+            OutboxStore store = db.store();
+
+            List<ClaimedMessage> first = store.claimBatch("budget", 100, 550, LEASE, ordering)
+                    .block(StoreTestDb.BLOCK);
+            assertThat(first).as("%s: 100 + 100 + 300 fit 550 bytes, the next 100 would pass them", ordering)
+                    .hasSize(3);
+            assertThat(first.stream().mapToLong(ClaimedMessage::payloadBytes).sum()).isEqualTo(500);
+            assertRunsStartAtHeads(seqsByKey(first), liveBefore);
+            assertThat(countWhere("lease_owner IS NULL AND attempts = 0")).as("%s: the rest untouched", ordering)
+                    .isEqualTo(3);
+            deliverAll(store, first);
+
+            db.exec("UPDATE outbox_message SET payload = convert_to(repeat('x', 1000), 'UTF8')"
+                    + " WHERE status = 'PENDING'");
+            List<ClaimedMessage> large = store.claimBatch("budget", 100, 550, LEASE, ordering)
+                    .block(StoreTestDb.BLOCK);
+            assertThat(large).as("%s: a row larger than the budget goes alone", ordering).hasSize(1);
+            assertThat(large.get(0).payloadBytes()).isEqualTo(1000);
+        }
+    }
+
     @Test
     void aLeasedKeyIsNotClaimedAgainUntilItsLeaseEnds() throws Exception {
         UUID head = db.insert("k");

@@ -22,7 +22,7 @@ class DatabaseFailuresTest {
     @ParameterizedTest(name = "{0} is {1}")
     @CsvSource({
             "08006, TRANSIENT", "08003, TRANSIENT", "40001, TRANSIENT", "40P01, TRANSIENT", "57P01, TRANSIENT",
-            "57P02, TRANSIENT", "57P03, TRANSIENT", "53100, TRANSIENT", "53300, TRANSIENT",
+            "57P02, TRANSIENT", "57P03, TRANSIENT", "53100, TRANSIENT", "53300, TRANSIENT", "25006, TRANSIENT",
             "57014, TIMEOUT", "55P03, TIMEOUT",
             "23505, PERMANENT", "23503, PERMANENT", "23514, PERMANENT", "42601, PERMANENT", "42P01, PERMANENT",
             "22001, PERMANENT", "XX000, PERMANENT"})
@@ -46,6 +46,18 @@ class DatabaseFailuresTest {
         assertThat(DatabaseFailures.classify(new IOException("reset by peer"))).isEqualTo(Kind.TRANSIENT);
         assertThat(DatabaseFailures.classify(new TimeoutException("acquire"))).isEqualTo(Kind.TRANSIENT);
         assertThat(DatabaseFailures.classify(new IllegalStateException("a bug"))).isEqualTo(Kind.PERMANENT);
+    }
+
+    @ParameterizedTest(name = "{0} replaces the connection: {1}")
+    @CsvSource({"25006, true", "08006, true", "57P01, true", "40001, false", "57014, false", "23505, false",
+            "25P02, false"})
+    void aReadOnlyOrLostConnectionIsReplacedOthersAreKept(String state, boolean replaced) {
+        assertThat(DatabaseFailures.replacesConnection(new R2dbcNonTransientResourceException("x", state)))
+                .isEqualTo(replaced);
+        assertThat(DatabaseFailures.replacesConnection(new IllegalStateException("wrapped",
+                new R2dbcNonTransientResourceException("x", state)))).as("found through a wrapper").isEqualTo(replaced);
+        assertThat(DatabaseFailures.readOnly(new R2dbcNonTransientResourceException("x", state)))
+                .isEqualTo(state.equals("25006"));
     }
 
     @Test

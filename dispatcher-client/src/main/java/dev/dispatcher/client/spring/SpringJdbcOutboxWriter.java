@@ -29,8 +29,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * JdbcOutboxWriter}: same statements, same key lock (held until the transaction ends), same validation. A write
  * outside a transaction is refused with {@link IllegalTransactionStateException}: the row would commit on its
  * own, apart from the business change it announces. Database errors arrive as Spring's {@link
- * DataAccessException}s (an id that already exists: {@code DuplicateKeyException}); a delivery time outside the
- * allowed window as an {@code IllegalArgumentException} naming {@code deliverAt} or {@code delay}. Thread-safe.
+ * DataAccessException}s (an id that already exists: {@code DuplicateKeyException}); a payload above the writer's
+ * limit as a {@code PayloadTooLargeException} and a delivery time outside the allowed window as an {@code
+ * IllegalArgumentException} naming {@code deliverAt} or {@code delay}, both before anything is sent. Thread-safe.
  *
  * <p>Needs spring-jdbc and spring-tx, optional dependencies of the client; the Spring Boot starter creates one
  * when the application has a {@code DataSource}.

@@ -29,7 +29,8 @@ import reactor.core.publisher.Mono;
  * <p>It takes the transaction's connection as {@link DatabaseClient} does and writes with {@link OutboxWriter}:
  * same statements, same key lock, same validation. A write outside a transaction fails with {@link
  * IllegalTransactionStateException}: the row would commit on its own. Database errors arrive as Spring's {@code
- * DataAccessException}s. Lazy and non-blocking; thread-safe.
+ * DataAccessException}s; a payload above the writer's limit as a {@code PayloadTooLargeException}, before anything is
+ * sent. Lazy and non-blocking; thread-safe.
  *
  * <p>Needs spring-r2dbc and spring-tx, optional dependencies of the client; the Spring Boot starter creates one
  * when the application has an R2DBC {@code ConnectionFactory}.

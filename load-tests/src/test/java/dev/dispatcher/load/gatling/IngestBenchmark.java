@@ -44,8 +44,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * </ol>
  * The relay runs throughout. The last line is {@code RESULT} and the JSON object DESIGN.md fixes.
  *
+ * <p>{@code health-flood} (not in the default scenarios) runs the single-message load again while {@code
+ * --health-clients} (200) more clients call the public {@code /actuator/health} without credentials, as fast as it
+ * answers, and reports its request rate as a ratio to the {@code single} run's ({@code health_flood_ratio}; run
+ * {@code single} first, in the same run), the ingest answers other than {@code 202} ({@code health_flood_failed},
+ * of which {@code health_flood_503}) and the health calls answered a second.
+ *
  * <p>Options: {@code --concurrency 32}, {@code --batch-concurrency 16}, {@code --duration 30} (s per scenario),
- * {@code --warmup 120} (s), {@code --ceiling 15} (s), {@code --scenarios single,batch,replay}, {@code --quick} (a
+ * {@code --warmup 120} (s), {@code --ceiling 15} (s), {@code --scenarios single,batch,replay[,health-flood]},
+ * {@code --health-clients 200}, {@code --quick} (a
  * few seconds each, for CI), {@code --pg-url jdbc:postgresql://host:port/db --pg-user --pg-password} and
  * {@code --bootstrap host:port} for external servers, {@code --service-jvm-options "-Xmx1g ..."}; the jar is
  * dispatcher-app's exec jar (build it first) or {@code -Ddispatcher.service.jar}.
@@ -71,7 +78,9 @@ public final class IngestBenchmark {
         Duration warmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("warmup", quick ? "5" : "120")));
         Duration ceilingTime = Duration.ofSeconds(Long.parseLong(o.getOrDefault("ceiling", quick ? "3" : "15")));
         List<IngestLoad.Scenario> scenarios = Arrays.stream(o.getOrDefault("scenarios", "single,batch,replay")
-                .split(",")).map(s -> IngestLoad.Scenario.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList();
+                .split(",")).map(s -> IngestLoad.Scenario.valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_')))
+                .toList();
+        int healthClients = Integer.parseInt(o.getOrDefault("health-clients", "200"));
 
         String token = "dsp_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
         String schema = PostgresServer.uniqueSchemaName("gatling");
@@ -111,7 +120,7 @@ public final class IngestBenchmark {
             if (!warmup.isZero()) {
                 // through Gatling itself, so the load generator's code is as warm as the service's
                 IngestLoad.Figures w = gatling(new IngestLoad.Config(service.baseUrl, token,
-                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), warmupTopic), service);
+                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), warmupTopic, 0), service);
                 System.out.println("warm-up (requests/s per 10 s):" + w.ratesPer(Duration.ofSeconds(10)));
             }
             double ceiling = InsertCeiling.measure(postgres, concurrency, ceilingTime);
@@ -126,7 +135,7 @@ public final class IngestBenchmark {
                     throw new IllegalArgumentException("replay repeats the ids of a single run: run single first");
                 }
                 IngestLoad.Figures f = gatling(new IngestLoad.Config(service.baseUrl, token, scenario, clients,
-                        duration, replayIds, topic), service);
+                        duration, replayIds, topic, healthClients), service);
                 figures.put(scenario, f);
                 if (scenario == IngestLoad.Scenario.SINGLE) {
                     replayIds = List.copyOf(f.accepted);
@@ -158,6 +167,21 @@ public final class IngestBenchmark {
                 result.put(name + "_service_cpu_cores", round(f.serviceCores));
                 result.put(name + "_loadgen_cpu_cores", round(f.loadCores));
                 result.put(name + "_pg_cpu_cores", round(f.postgresCores));
+            }
+            IngestLoad.Figures flood = figures.get(IngestLoad.Scenario.HEALTH_FLOOD);
+            IngestLoad.Figures single = figures.get(IngestLoad.Scenario.SINGLE);
+            if (flood != null) {
+                double floodRate = flood.requests.get() / flood.seconds();
+                result.put("health_clients", healthClients);
+                result.put("health_flood_ratio", single == null ? 0
+                        : Math.round(floodRate / (single.requests.get() / single.seconds()) * 100) / 100.0);
+                result.put("health_flood_failed", flood.failed.get());
+                result.put("health_flood_503", flood.answered(503));
+                result.put("health_calls_per_s", round(flood.healthCalls.get() / flood.seconds()));
+                System.out.printf(Locale.ROOT, "health flood: ingest %.0f requests/s beside %d health clients"
+                        + " (%.0f health calls/s, statuses %s), ratio to the single run %s%n", floodRate,
+                        healthClients, flood.healthCalls.get() / flood.seconds(), flood.healthStatuses,
+                        result.get("health_flood_ratio"));
             }
             result.put("concurrency", concurrency);
             result.put("batch_concurrency", batchConcurrency);

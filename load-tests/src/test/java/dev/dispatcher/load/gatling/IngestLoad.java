@@ -18,11 +18,13 @@ import java.util.concurrent.atomic.AtomicLong;
 final class IngestLoad {
 
     /**
-     * The request shapes: fresh single messages, fresh batches, singles repeated from the first, and the warm-up
-     * (singles with one batch of {@value #WARMUP_BATCH_SIZE} in twenty, to a topic the Kafka check leaves out).
+     * The request shapes: fresh single messages, fresh batches, singles repeated from the first, fresh singles while
+     * {@code --health-clients} more clients call {@code /actuator/health} as fast as it answers ({@code
+     * health-flood}), and the warm-up (singles with one batch of {@value #WARMUP_BATCH_SIZE} in twenty, to a topic
+     * the Kafka check leaves out).
      */
     enum Scenario {
-        SINGLE(202, 1), BATCH(202, IngestLoad.BATCH_SIZE), REPLAY(200, 1), WARMUP(202, 1);
+        SINGLE(202, 1), BATCH(202, IngestLoad.BATCH_SIZE), REPLAY(200, 1), HEALTH_FLOOD(202, 1), WARMUP(202, 1);
 
         final int expectedStatus;
         final int messagesPerRequest;
@@ -39,9 +41,12 @@ final class IngestLoad {
     static final int BATCH_SIZE = 100;
     static final int WARMUP_BATCH_SIZE = 10;
 
-    /** One run: where, as whom, which shape, how many clients for how long, and the ids a replay repeats. */
+    /**
+     * One run: where, as whom, which shape, how many clients for how long, the ids a replay repeats, and how many
+     * health callers run beside the producers ({@link Scenario#HEALTH_FLOOD} only).
+     */
     record Config(String baseUrl, String producerToken, Scenario scenario, int concurrency, Duration duration,
-            List<String> replayIds, String topic) {
+            List<String> replayIds, String topic, int healthClients) {
     }
 
     static volatile Config config;
@@ -99,9 +104,24 @@ final class IngestLoad {
                 return;
             }
             messages.addAndGet(ids.size());
-            if (scenario == Scenario.SINGLE || scenario == Scenario.BATCH) {
+            if (scenario == Scenario.SINGLE || scenario == Scenario.BATCH || scenario == Scenario.HEALTH_FLOOD) {
                 accepted.addAll(ids);
             }
+        }
+
+        /** Health calls answered, by status ({@link Scenario#HEALTH_FLOOD}). */
+        final Map<Integer, AtomicLong> healthStatuses = new ConcurrentHashMap<>();
+        final AtomicLong healthCalls = new AtomicLong();
+
+        void recordHealth(Integer status) {
+            healthCalls.incrementAndGet();
+            healthStatuses.computeIfAbsent(status == null ? 0 : status, s -> new AtomicLong()).incrementAndGet();
+        }
+
+        /** Ingest answers with {@code status}. */
+        long answered(int status) {
+            AtomicLong n = statuses.get(status);
+            return n == null ? 0 : n.get();
         }
 
         volatile double serviceCores;

@@ -23,8 +23,9 @@ import java.util.stream.Stream;
  * as soon as the previous one is answered, for {@code duration}, authenticating with an API token. The shape comes
  * from {@link IngestLoad#config}: single messages with fresh ids on {@code POST /v1/messages}, batches of
  * {@value IngestLoad#BATCH_SIZE} on {@code POST /v1/messages/batch}, or singles repeating ids already accepted
- * (each must answer 200). Every answer is recorded in {@link IngestLoad#figures}; Gatling's own checks only save
- * the status, so the harness decides what failed.
+ * (each must answer 200); in {@code health-flood}, fresh singles while {@code healthClients} more clients, without
+ * credentials, call {@code /actuator/health} as fast as it answers. Every answer is recorded in {@link
+ * IngestLoad#figures}; Gatling's own checks only save the status, so the harness decides what failed.
  */
 public class IngestSimulation extends Simulation {
 
@@ -42,7 +43,7 @@ public class IngestSimulation extends Simulation {
         IngestLoad.Scenario shape = config.scenario();
         String topic = config.topic();
         ChainBuilder pick = exec(session -> session.set("ids", switch (shape) {
-            case SINGLE -> List.of(UUID.randomUUID().toString());
+            case SINGLE, HEALTH_FLOOD -> List.of(UUID.randomUUID().toString());
             case BATCH -> fresh(IngestLoad.BATCH_SIZE);
             case REPLAY -> List.of(config.replayIds().get(
                     Math.floorMod(replayed.getAndIncrement(), config.replayIds().size())));
@@ -75,7 +76,24 @@ public class IngestSimulation extends Simulation {
             // Gatling drops the user mid-request and the ids it sent are never counted as accepted)
             .during(config.duration(), false).on(request());
 
+    /** The health callers' protocol: no credentials, as a load balancer's probe sends none. */
+    private final HttpProtocolBuilder probes = http.baseUrl(config.baseUrl()).shareConnections();
+
+    /** {@code healthClients} callers of the public health endpoint, each calling again as soon as it is answered. */
+    private final ScenarioBuilder health = scenario("health")
+            .during(config.duration(), false).on(exec(http("health").get("/actuator/health")
+                            .check(status().saveAs("status")))
+                    .exec(session -> {
+                        figures.recordHealth(session.contains("status") ? session.getInt("status") : null);
+                        return session.remove("status");
+                    }));
+
     {
-        setUp(load.injectOpen(atOnceUsers(config.concurrency()))).protocols(protocol);
+        if (config.scenario() == IngestLoad.Scenario.HEALTH_FLOOD && config.healthClients() > 0) {
+            setUp(load.injectOpen(atOnceUsers(config.concurrency())).protocols(protocol),
+                    health.injectOpen(atOnceUsers(config.healthClients())).protocols(probes));
+        } else {
+            setUp(load.injectOpen(atOnceUsers(config.concurrency()))).protocols(protocol);
+        }
     }
 }

@@ -1,0 +1,160 @@
+package dev.dispatcher.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dispatcher.testkit.PostgresServer;
+import dev.dispatcher.testkit.ProxiedKafka;
+import dev.dispatcher.testkit.TestServers;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code /actuator/health} is public: a flood of calls costs at most one {@code SELECT 1} per cache period, and
+ * readiness follows PostgreSQL alone. The service runs on a broker of its own behind the kit's proxy, so cutting
+ * the proxy stops Kafka for this service only. Database checks are counted in {@code pg_stat_activity} through a
+ * fresh connection: every execution of {@code SELECT 1} on one of the service's backends gives that backend a new
+ * {@code query_start}, so the distinct ones seen by sampling are a lower bound of the executions.
+ */
+class HealthIT {
+
+    private static final PostgresServer POSTGRES = TestServers.postgres();
+    private static final String WORKER_ID =
+            "health-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static ProxiedKafka kafka;
+    private static ConfigurableApplicationContext context;
+    private static String baseUrl;
+
+    @BeforeAll
+    static void start() {
+        kafka = TestServers.kafkaBehindProxy();
+        String schema = "health_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+        Map<String, Object> properties = DispatcherTestProperties.forSchema(schema);
+        properties.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
+        properties.put("dispatcher.worker-id", WORKER_ID);
+        context = DispatcherTestProperties.start(properties);
+        baseUrl = DispatcherTestProperties.baseUrl(context);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (context != null) {
+            context.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void aFloodOfHealthCallsCostsAtMostOneDatabaseCheckPerCachePeriod() throws Exception {
+        Duration flood = Duration.ofSeconds(3);
+        int clients = 200;
+        AtomicLong answered = new AtomicLong();
+        Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+        Set<String> checks = new HashSet<>();
+        long deadline = System.nanoTime() + flood.toNanos();
+        List<CompletableFuture<Void>> users = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            users.add(callUntil(deadline, answered, statuses));
+        }
+        try (Connection c = POSTGRES.openConnection(); PreparedStatement sample = c.prepareStatement(
+                "SELECT pid, query_start FROM pg_stat_activity WHERE application_name = ? AND query = 'SELECT 1'")) {
+            sample.setString(1, "dispatcher-" + WORKER_ID);
+            while (System.nanoTime() < deadline) {
+                try (ResultSet r = sample.executeQuery()) {
+                    while (r.next()) {
+                        checks.add(r.getInt(1) + "@" + r.getTimestamp(2).toInstant());
+                    }
+                }
+            }
+        }
+        CompletableFuture.allOf(users.toArray(CompletableFuture[]::new)).join();
+
+        System.out.println("DIAG health calls answered=" + answered + " statuses=" + statuses + " SELECT 1 seen="
+                + checks.size());
+        assertThat(answered.get()).as("the flood really ran: many calls per cache period").isGreaterThan(300);
+        assertThat(statuses.keySet()).as("every call answered UP").containsExactly(200);
+        // one check per started second of the flood and one at its end, plus two not caused by it: the last check
+        // before the flood (a backend shows its latest query until the next) and a keep-alive of the relay's LISTEN
+        // connection (SELECT 1 every 10 s); without the cache, thousands
+        assertThat(checks.size()).as("database checks during %s of %d concurrent health callers", flood, clients)
+                .isLessThanOrEqualTo((int) flood.toSeconds() + 3);
+    }
+
+    @Test
+    void withTheBrokerDownReadinessStaysUpAndHealthShowsKafkaDown() throws Exception {
+        kafka.proxy().cut();
+        try {
+            eventually("kafka reported DOWN").until(() -> {
+                HttpResponse<String> health = get("/actuator/health");
+                return health.statusCode() == 503 && health.body().contains("\"kafka\":{\"status\":\"DOWN\"");
+            });
+            HttpResponse<String> health = get("/actuator/health");
+            assertThat(health.body()).contains("\"db\":{\"status\":\"UP\"");
+            HttpResponse<String> readiness = get("/actuator/health/readiness");
+            assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(200);
+            assertThat(readiness.body()).contains("\"status\":\"UP\"").doesNotContain("kafka");
+        } finally {
+            kafka.proxy().restore();
+        }
+        eventually("kafka back UP")
+                .until(() -> get("/actuator/health").body().contains("\"kafka\":{\"status\":\"UP\""));
+    }
+
+    // ---- helpers
+
+    private static ConditionFactory eventually(String what) {
+        return Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200));
+    }
+
+    /** One health caller: a call as soon as the previous one is answered, until {@code deadline}. */
+    private static CompletableFuture<Void> callUntil(long deadline, AtomicLong answered,
+            Map<Integer, AtomicLong> statuses) {
+        if (System.nanoTime() >= deadline) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return HTTP.sendAsync(request("/actuator/health"), HttpResponse.BodyHandlers.discarding())
+                .thenCompose(response -> {
+                    answered.incrementAndGet();
+                    statuses.computeIfAbsent(response.statusCode(), s -> new AtomicLong()).incrementAndGet();
+                    return callUntil(deadline, answered, statuses);
+                });
+    }
+
+    private static HttpRequest request(String path) {
+        return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30)).build();
+    }
+
+    private static HttpResponse<String> get(String path) {
+        try {
+            return HTTP.send(request(path), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+}

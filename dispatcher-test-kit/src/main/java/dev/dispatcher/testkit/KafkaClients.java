@@ -113,8 +113,11 @@ final class KafkaClients {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     Instant deadline = Instant.now().plus(timeout);
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
-      while (records.size() < expectedCount && Instant.now().isBefore(deadline)) {
+      while (records.size() < expectedCount) {
         Duration remaining = Duration.between(Instant.now(), deadline);
+        if (remaining.isNegative() || remaining.isZero()) {
+          break; // read once: a second clock read could land past the deadline and give a negative timeout
+        }
         if (consumer.assignment().isEmpty()) {
           assignAll(consumer, topic, remaining);
           continue;

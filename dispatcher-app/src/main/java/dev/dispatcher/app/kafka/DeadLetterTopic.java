@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
  * neither {@code .} nor {@code ..}) for any valid topic name it is given, unless the result is longer than 249
  * characters: {@link #problem} checks the template, {@link #problemFor} one resolved name.
  *
- * @param template the template, valid ({@link #problem} finds nothing)
+ * @param template the template, valid ({@link #problem} finds nothing); surrounding white space is dropped
  */
 public record DeadLetterTopic(String template) {
 
@@ -25,7 +25,7 @@ public record DeadLetterTopic(String template) {
     private static final Pattern TOPIC_CHARACTERS = Pattern.compile("[A-Za-z0-9._-]+");
 
     public DeadLetterTopic {
-        Objects.requireNonNull(template, "template");
+        template = Objects.requireNonNull(template, "template").strip();
         String problem = problem(template).orElse(null);
         if (problem != null) {
             throw new IllegalArgumentException("dead-letter topic " + problem + ", but was '" + template + "'");

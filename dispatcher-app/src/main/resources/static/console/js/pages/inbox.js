@@ -1,7 +1,7 @@
 // Inbox consumers: each configured consumer with its options (ordering: per-key or none; the dead-letter topic, or
-// off), its backlog, oldest live age and dead letters. Choosing one lists
-// its dead letters a page at a time (GET /v1/inbox/{consumer}/dead-letters) with the reason and the raw key (text,
-// or the bytes in hex for a key that is not text, such as an Avro key), each replayable with If-Match set to the
+// off), its backlog, oldest live age and dead letters. Choosing one lists its dead letters a page at a time
+// (GET /v1/inbox/{consumer}/dead-letters) with the reason and the raw key (text, or the bytes in hex for a key that
+// is not text, such as an Avro key), each replayable with If-Match set to the
 // version listed (a row that changed since shows the API's 409 and its current row), and bulk replay by filter.
 // A dead letter whose value was not stored (over the consumer's limit, or refused by the database) cannot be
 // replayed: its record is re-published from the topic, partition and offset shown.

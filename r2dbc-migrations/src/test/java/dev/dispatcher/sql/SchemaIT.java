@@ -248,16 +248,10 @@ class SchemaIT {
                     + " text[], boolean) AS " + InboxSql.INSERT);
             for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
                 s.execute("SET plan_cache_mode = " + mode);
-                StringBuilder plan = new StringBuilder();
-                try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE store('c',"
+                String text = lines(s, "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE store('c',"
                         + " ARRAY['m1', 'm2'], ARRAY['t', 't'], ARRAY[0, 0], ARRAY[2, 1]::bigint[], ARRAY['k', NULL],"
                         + " ARRAY[NULL, NULL]::text[], ARRAY['{}', '{}'], ARRAY['AA==', 'AA=='],"
-                        + " ARRAY[NULL, 'AGs=']::text[], ARRAY[NULL, NULL]::text[], true)")) {
-                    while (rows.next()) {
-                        plan.append(rows.getString(1)).append('\n');
-                    }
-                }
-                String text = plan.toString();
+                        + " ARRAY[NULL, 'AGs=']::text[], ARRAY[NULL, NULL]::text[], true)");
                 int lockCte = text.indexOf("CTE key_lock");
                 assertThat(text.indexOf("pg_advisory_xact_lock(")).as(text).isGreaterThan(lockCte);
                 int nextval = text.indexOf("nextval(");
@@ -359,17 +353,11 @@ class SchemaIT {
             for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
                 s.execute("SET plan_cache_mode = " + mode);
                 for (String keys : List.of("ARRAY['k', 'j']", "ARRAY[NULL, NULL]::text[]")) {
-                    StringBuilder plan = new StringBuilder();
-                    try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest("
+                    String text = lines(s, "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest("
                             + "ARRAY[gen_random_uuid(), gen_random_uuid()], ARRAY['t', 't'], " + keys + ","
                             + " ARRAY['T', 'T'], '\\x0102', ARRAY[1, 2], ARRAY[1, 1], ARRAY[NULL, NULL]::text[],"
                             + " ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[],"
-                            + " ARRAY[NULL, 1000]::bigint[])")) {
-                        while (rows.next()) {
-                            plan.append(rows.getString(1)).append('\n');
-                        }
-                    }
-                    String text = plan.toString();
+                            + " ARRAY[NULL, 1000]::bigint[])");
                     String context = mode + ", keys " + keys + ":\n" + text;
                     // the lock calls are aggregated inside their CTE (not inlined: they are volatile) ...
                     int lockCte = text.indexOf("CTE key_lock");
@@ -404,13 +392,18 @@ class SchemaIT {
 
     private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {
         s.execute("PREPARE " + name + "(" + types + ") AS " + sql);
-        StringBuilder plan = new StringBuilder();
-        try (ResultSet rows = s.executeQuery("EXPLAIN EXECUTE " + name + "(" + args + ")")) {
+        return lines(s, "EXPLAIN EXECUTE " + name + "(" + args + ")");
+    }
+
+    /** The first column of every row {@code query} returns, one a line (a plan). */
+    private static String lines(Statement s, String query) throws SQLException {
+        StringBuilder lines = new StringBuilder();
+        try (ResultSet rows = s.executeQuery(query)) {
             while (rows.next()) {
-                plan.append(rows.getString(1)).append('\n');
+                lines.append(rows.getString(1)).append('\n');
             }
         }
-        return plan.toString();
+        return lines.toString();
     }
 
     /**

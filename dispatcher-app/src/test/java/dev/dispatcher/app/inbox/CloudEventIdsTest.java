@@ -94,7 +94,8 @@ class CloudEventIdsTest {
 
     @Example
     void aMalformedStructuredEventKeepsTodaysRule() {
-        List<String> values = List.of("not json", "[{\"id\":\"evt\"}]", "{\"id\":7}", "{\"id\":null}", "{\"ids\":\"x\"}",
+        List<String> values = List.of("not json", "[{\"id\":\"evt\"}]", "{\"id\":7}", "{\"id\":null}",
+                "{\"ids\":\"x\"}",
                 "{\"data\":{\"id\":\"evt\"}}", "{\"specversion\":\"1.0\",", "", "{\"id\"", "\"evt\"");
         for (String value : values) {
             Verdict v = check(List.of(header("content-type", "application/cloudevents+json"),

@@ -151,6 +151,26 @@ final class InboxFixture implements AutoCloseable {
         return effectHandler((m, c) -> Mono.empty());
     }
 
+    /** A handler with only a remote effect (no transaction, as the webhook): {@code handle} for every message. */
+    static InboxHandler withoutTransaction(BiFunction<InboxMessage, HandlerContext, Mono<Void>> handle) {
+        return new InboxHandler() {
+            @Override
+            public String name() {
+                return "without-transaction";
+            }
+
+            @Override
+            public boolean transactional() {
+                return false;
+            }
+
+            @Override
+            public Mono<Void> handle(InboxMessage message, HandlerContext context) {
+                return handle.apply(message, context);
+            }
+        };
+    }
+
     /** Sends and waits for the acknowledgement; {@code partition} may be null. */
     void send(String topic, Integer partition, String messageId, String payload) throws Exception {
         if (producer == null) {

@@ -50,7 +50,7 @@ class InboxKeyOrderIT {
      * A handler without a transaction that records, per key, the offsets it was given in the order it was given them,
      * notes any time two invocations of one key overlapped, and takes a few random milliseconds.
      */
-    static final class RecordingHandler implements InboxHandler {
+    static final class RecordingHandler {
 
         final Map<String, List<Long>> seen = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
@@ -64,18 +64,12 @@ class InboxKeyOrderIT {
             this.outcome = outcome;
         }
 
-        @Override
-        public String name() {
-            return "recording";
+        /** This recorder as a handler without a transaction. */
+        InboxHandler handler() {
+            return InboxFixture.withoutTransaction(this::handle);
         }
 
-        @Override
-        public boolean transactional() {
-            return false;
-        }
-
-        @Override
-        public Mono<Void> handle(InboxMessage message, HandlerContext context) {
+        private Mono<Void> handle(InboxMessage message, HandlerContext context) {
             return Mono.defer(() -> {
                 AtomicInteger key = running.computeIfAbsent(message.key(), k -> new AtomicInteger());
                 if (key.incrementAndGet() > 1) {
@@ -107,8 +101,10 @@ class InboxKeyOrderIT {
             Map<String, List<Long>> produced = produce(fx, topic, keys, perKey);
             RecordingHandler handler = new RecordingHandler(m -> Mono.empty());
 
-            fx.consumer(fx.receiver(topic, "order-group"), handler, settings("order-a", 16, 5), InboxFixture.metrics());
-            fx.consumer(fx.receiver(topic, "order-group"), handler, settings("order-b", 16, 5), InboxFixture.metrics());
+            for (String instance : List.of("order-a", "order-b")) {
+                fx.consumer(fx.receiver(topic, "order-group"), handler.handler(), settings(instance, 16, 5),
+                        InboxFixture.metrics());
+            }
 
             fx.awaitCount("SELECT count(*) FROM inbox_message WHERE status = 'COMPLETED'", (long) keys * perKey, WAIT);
             assertThat(handler.overlaps).as("two invocations of one key at once").hasValue(0);
@@ -127,7 +123,8 @@ class InboxKeyOrderIT {
             RecordingHandler handler = new RecordingHandler(m -> failing.get() && m.id().value().equals("bad-1")
                     ? Mono.error(new IllegalStateException("downstream refuses bad-1"))
                     : Mono.empty());
-            fx.consumer(fx.receiver(topic, "hold-group"), handler, settings("hold-a", 8, 1000), InboxFixture.metrics());
+            fx.consumer(fx.receiver(topic, "hold-group"), handler.handler(), settings("hold-a", 8, 1000),
+                    InboxFixture.metrics());
             List<String> order = List.of("bad-1", "good-1", "bad-2", "good-2", "bad-3", "good-3");
             for (String id : order) {
                 send(fx, topic, id.startsWith("bad") ? "bad" : id, id);
@@ -137,7 +134,8 @@ class InboxKeyOrderIT {
             fx.awaitCount("SELECT count(*) FROM inbox_message WHERE message_id = 'bad-1' AND attempts >= 3", 1, WAIT);
             // claimed with their head's retries and given back unattempted: never an attempt of their own spent
             assertThat(fx.count("SELECT count(*) FROM inbox_message WHERE message_id IN ('bad-2', 'bad-3')"
-                    + " AND status = 'PENDING' AND attempts <= 1")).as("the failing key's later rows wait").isEqualTo(2);
+                    + " AND status = 'PENDING' AND attempts <= 1")).as("the failing key's later rows wait")
+                    .isEqualTo(2);
             assertThat(statuses("good-1", "good-2", fx)).containsExactly("COMPLETED/1", "COMPLETED/1");
             assertThat(handler.seen.get("bad")).as("only the failing head was handed on").containsOnly(0L);
 
@@ -158,7 +156,7 @@ class InboxKeyOrderIT {
             RecordingHandler handler = new RecordingHandler(m -> m.id().value().equals("bad-1")
                     ? Mono.error(InboxHandlerException.permanent("bad-1 can never be handled"))
                     : Mono.empty());
-            fx.consumer(fx.receiver(topic, "deadhead-group"), handler, settings("dead-a", 8, 5),
+            fx.consumer(fx.receiver(topic, "deadhead-group"), handler.handler(), settings("dead-a", 8, 5),
                     InboxFixture.metrics());
             for (String id : List.of("bad-1", "bad-2", "bad-3")) {
                 send(fx, topic, "bad", id);

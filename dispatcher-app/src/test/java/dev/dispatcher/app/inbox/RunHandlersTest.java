@@ -43,24 +43,11 @@ class RunHandlersTest {
     @Test
     void aKeysRunStopsAtItsFirstFailureAndTheOtherKeysGoOn() {
         List<String> handled = Collections.synchronizedList(new ArrayList<>());
-        InboxHandler handler = new InboxHandler() {
-            @Override
-            public String name() {
-                return "recording";
-            }
-
-            @Override
-            public boolean transactional() {
-                return false;
-            }
-
-            @Override
-            public Mono<Void> handle(InboxMessage message, HandlerContext context) {
-                handled.add(message.id().value());
-                return message.id().value().equals("a2") ? Mono.error(new IllegalStateException("refused"))
-                        : Mono.empty();
-            }
-        };
+        InboxHandler handler = InboxFixture.withoutTransaction((message, context) -> {
+            handled.add(message.id().value());
+            return message.id().value().equals("a2") ? Mono.error(new IllegalStateException("refused"))
+                    : Mono.empty();
+        });
         // seqs out of order in the batch: a run is handled in seq order whatever the batch's order
         List<ClaimedInboxMessage> batch = List.of(message("a3", "a", null, 3), message("b1", "b", null, 2),
                 message("a1", "a", null, 1), message("u1", null, null, 4), message("a2", "a", null, 2),

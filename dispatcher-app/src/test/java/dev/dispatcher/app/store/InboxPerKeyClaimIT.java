@@ -247,29 +247,12 @@ class InboxPerKeyClaimIT {
                 "{}".getBytes(StandardCharsets.UTF_8), null);
     }
 
-    /** Waits until a backend waits for an advisory lock {@code holder} holds. */
+    /** Waits until a store of the inbox waits for a lock {@code holder} holds. */
     private static void awaitBlockedOnAdvisoryLock(Connection holder) throws Exception {
-        int pid;
         try (ResultSet rs = holder.createStatement().executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
-            pid = rs.getInt(1);
+            RowLockRace.awaitBlockedBy(db::jdbc, rs.getInt(1), "%pg_advisory_xact_lock%", Duration.ofSeconds(10));
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        try (Connection watcher = db.jdbc(); PreparedStatement s = watcher.prepareStatement("""
-                SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted
-                 WHERE ? = ANY(pg_blocking_pids(a.pid)) AND l.locktype = 'advisory'""")) {
-            s.setInt(1, pid);
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    if (rs.getLong(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(10);
-            }
-        }
-        throw new AssertionError("no store waited for the key lock");
     }
 
     private static long seqOf(String id) throws SQLException {

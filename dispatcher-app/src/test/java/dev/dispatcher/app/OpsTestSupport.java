@@ -32,7 +32,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 /**
  * The one running service the console, metric-name and trace tests share (same configuration, so Spring starts
  * it once per JVM): a fresh schema on the shared PostgreSQL and Kafka, an inbox consumer whose webhook is a
- * {@link WebhookSink}, an {@link InMemorySpanExporter} behind Boot's span processor (exported every 100 ms), a
+ * {@link WebhookSink} (and a second one with per-key order and a dead-letter topic), an {@link InMemorySpanExporter} behind Boot's span processor (exported every 100 ms), a
  * topic whose records may be at most {@value #SMALL_TOPIC_MAX_BYTES} bytes (so the relay dead-letters a larger
  * one, until the topic is fixed with {@link #allowLargeRecords()}), and operator, producer and viewer users.
  */
@@ -50,6 +50,10 @@ public abstract class OpsTestSupport {
     /** Nobody consumes it. */
     public static final String PLAIN_TOPIC = "ops.plain." + SUFFIX;
     public static final String CONSUMER = "ops-webhook";
+    /** A second consumer, with per-key order and a dead-letter topic, of {@link #KEYED_TOPIC}. */
+    public static final String KEYED_CONSUMER = "ops-keyed";
+    /** Consumed by {@link #KEYED_CONSUMER}; its dead-letter topic is this name with {@code .DLT}. */
+    public static final String KEYED_TOPIC = "ops.keyed." + SUFFIX;
     public static final String OPERATOR = "operator";
     public static final String OTHER_OPERATOR = "operator2";
     public static final String PRODUCER = "producer";
@@ -69,6 +73,8 @@ public abstract class OpsTestSupport {
         TestServers.kafka().createTopic(TRACED_TOPIC, 1);
         TestServers.kafka().createTopic(PLAIN_TOPIC, 1);
         TestServers.kafka().createTopic(SMALL_TOPIC, 1);
+        TestServers.kafka().createTopic(KEYED_TOPIC, 1);
+        TestServers.kafka().createTopic(KEYED_TOPIC + ".DLT", 1);
         setMaxMessageBytes(SMALL_TOPIC, SMALL_TOPIC_MAX_BYTES);
         DispatcherTestProperties.register(registry, () -> SCHEMA);
         registry.add("dispatcher.worker-id", () -> "ops-it");
@@ -84,6 +90,11 @@ public abstract class OpsTestSupport {
         registry.add("dispatcher.inbox.consumers[0].handler", () -> "webhook");
         registry.add("dispatcher.inbox.consumers[0].webhook.url", () -> WEBHOOK.url().toString());
         registry.add("dispatcher.inbox.consumers[0].webhook.timeout", () -> "5s");
+        registry.add("dispatcher.inbox.consumers[1].name", () -> KEYED_CONSUMER);
+        registry.add("dispatcher.inbox.consumers[1].topics[0]", () -> KEYED_TOPIC);
+        registry.add("dispatcher.inbox.consumers[1].webhook.url", () -> WEBHOOK.url().toString());
+        registry.add("dispatcher.inbox.consumers[1].ordering", () -> "per-key");
+        registry.add("dispatcher.inbox.consumers[1].dead-letter-topic", () -> "{topic}.DLT");
         registry.add("management.opentelemetry.tracing.export.schedule-delay", () -> "100ms");
     }
 

@@ -23,4 +23,28 @@ public final class MessageHeaders {
     /** Set by the relay; stored headers never override them. */
     public static final List<String> RESERVED = List.of(MESSAGE_ID, EVENT_TYPE, CONTENT_TYPE, CORRELATION_ID,
             CAUSATION_ID);
+
+    /** CloudEvents Kafka protocol binding 1.0, binary mode: the event id. The inbox takes it as the message id. */
+    public static final String CE_ID = "ce_id";
+    /** CloudEvents binary mode: the spec version; with {@link #CE_ID} it marks a record as a binary-mode event. */
+    public static final String CE_SPECVERSION = "ce_specversion";
+    /** CloudEvents binary mode: the event type. */
+    public static final String CE_TYPE = "ce_type";
+    /**
+     * The {@code content-type} of a CloudEvents structured-mode record (parameters may follow): the value is the
+     * event as JSON, its attributes ({@code id}, {@code type}, ...) at the top level.
+     */
+    public static final String CLOUDEVENTS_JSON = "application/cloudevents+json";
+
+    /** On a record published to a dead-letter topic: why its message was dead-lettered. */
+    public static final String DEAD_LETTER_REASON = "dispatcher-dead-letter-reason";
+    /** On a record published to a dead-letter topic: the attempts spent on its message, in decimal. */
+    public static final String DEAD_LETTER_ATTEMPTS = "dispatcher-attempts";
+    /** On a record published to a dead-letter topic: the topic its message came from (inbox) or was meant for. */
+    public static final String DEAD_LETTER_ORIGINAL_TOPIC = "dispatcher-original-topic";
+    /**
+     * On a record published to a dead-letter topic whose message's key is not text (the inbox keeps such keys as
+     * bytes): the key in base64; the dead-letter record itself then has no key.
+     */
+    public static final String DEAD_LETTER_ORIGINAL_KEY_BASE64 = "dispatcher-original-key-base64";
 }

@@ -37,24 +37,26 @@ import java.util.Map;
  *     settings the harness does not set itself), for tuning experiments; empty by default
  * @param poisonKey inbox mode: one record whose key starts with NUL (Confluent's wire format) is produced to
  *     partition 0 before the N ordinary records ({@code --poison-key true})
+ * @param failingKey inbox mode: the handler fails every record of {@code key-0} ({@code --failing-key true}); the
+ *     drain is measured on the other keys' records, against the same drain without the failing key in the same run
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
         int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
         String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
-        String pgPassword, String bootstrap, List<String> serviceArgs, boolean poisonKey) {
+        String pgPassword, String bootstrap, List<String> serviceArgs, boolean poisonKey, boolean failingKey) {
 
     /** These options with another {@code --duration-s}. */
     BenchOptions withDuration(Duration d) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate, d,
                 baseline, claimLinger, warmup, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl, pgUser,
-                pgPassword, bootstrap, serviceArgs, poisonKey);
+                pgPassword, bootstrap, serviceArgs, poisonKey, failingKey);
     }
 
     /** These options with {@code warmup} messages, the number a warm-up really drained (for the RESULT). */
     BenchOptions withWarmup(int drained) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate,
                 duration, baseline, claimLinger, drained, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl,
-                pgUser, pgPassword, bootstrap, serviceArgs, poisonKey);
+                pgUser, pgPassword, bootstrap, serviceArgs, poisonKey, failingKey);
     }
 
     static BenchOptions parse(String[] args) {
@@ -64,7 +66,7 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
                     + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
-                    + "[--poison-key true|false] "
+                    + "[--poison-key true|false] [--failing-key true|false] "
                     + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port] "
                     + "[--service-args \"--name=value ...\"]");
         }
@@ -88,7 +90,9 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     default -> quick ? "3000" : mode.equals("inbox") ? "20000" : "100000";
                 })),
                 o.getOrDefault("keys", "64"),
-                "none".equals(o.getOrDefault("ordering", "per-key")) ? Ordering.NONE : Ordering.PER_KEY,
+                // the relay's default is per-key, an inbox consumer's none
+                "none".equals(o.getOrDefault("ordering", mode.equals("inbox") ? "none" : "per-key")) ? Ordering.NONE
+                        : Ordering.PER_KEY,
                 Integer.parseInt(o.getOrDefault("batch-size", "1000")), // the service's default
                 Integer.parseInt(o.getOrDefault("in-flight", "4")),
                 Integer.parseInt(o.getOrDefault("concurrency", "64")),
@@ -118,7 +122,8 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 o.get("pg-url"), o.getOrDefault("pg-user", "postgres"), o.getOrDefault("pg-password", "postgres"),
                 o.get("bootstrap"),
                 o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of(),
-                Boolean.parseBoolean(o.getOrDefault("poison-key", "false")));
+                Boolean.parseBoolean(o.getOrDefault("poison-key", "false")),
+                Boolean.parseBoolean(o.getOrDefault("failing-key", "false")));
     }
 
     /** SQL expression for the key of generated row {@code g} (1-based). */

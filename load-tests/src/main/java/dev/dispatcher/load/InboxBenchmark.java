@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -72,6 +73,13 @@ import reactor.netty.resources.ConnectionProvider;
  * records handled), the odd record's final state ({@code poison_state}: its inbox status, {@code poison_partition},
  * {@code poison_offset}, {@code poison_handled}: whether the handler saw it) and {@code partitions_behind}: partitions
  * whose committed offset is short of their end after the run (0: no partition stopped).
+ *
+ * <p>{@code --ordering per-key}: the consumer hands a key's records to the handler one at a time, in offset order
+ * (64 keys); {@code none}, the default, in any order. {@code --failing-key true}: the handler fails every record of
+ * {@code key-0} (the receiver answers 503, or the SQL handler throws); the run then drains twice, first without the
+ * failing key as the reference, and times both until the other 63 keys' records are handled: {@code msgs_per_s} is
+ * their rate beside the failing key, {@code reference_msgs_per_s} without it, and {@code ratio_to_unfailed} the
+ * one over the other.
  */
 final class InboxBenchmark {
 
@@ -106,15 +114,18 @@ final class InboxBenchmark {
         int concurrency = o.inboxConcurrency();
         try (WebhookReceiver receiver = new WebhookReceiver(Duration.ofMillis(o.receiverDelayMs()), o.failEvery())) {
             if (o.warmup() > 0) {
-                InboxRun w = drain(env, o, receiver, webhook, concurrency, o.warmup(), false);
+                InboxRun w = drain(env, o, receiver, webhook, concurrency, o.warmup(), false, Measured.ALL);
                 System.out.printf(Locale.ROOT, "warm-up: %d messages at %.0f msgs/s (not reported)%n", w.n(),
                         w.msgsPerSecond());
             }
             double ceiling = webhook ? receiverCeiling(receiver, concurrency, Math.min(o.n(), 20_000))
                     : transactionCeiling(env, concurrency, Math.min(o.n(), 20_000));
-            InboxRun run = drain(env, o, receiver, webhook, concurrency, o.n(), o.poisonKey());
+            InboxRun reference = o.failingKey()
+                    ? drain(env, o, receiver, webhook, concurrency, o.n(), false, Measured.OTHER_KEYS) : null;
+            InboxRun run = drain(env, o, receiver, webhook, concurrency, o.n(), o.poisonKey(),
+                    o.failingKey() ? Measured.OTHER_KEYS_BESIDE_FAILING : Measured.ALL);
             Map<String, Object> r = RelayBenchmark.common(env, o, "inbox-drain");
-            r.put("ordering", "none");
+            r.put("keys", KEYS);
             r.put("handler", webhook ? "webhook" : "sql");
             r.put("n", run.n());
             r.put("msgs_per_s", RelayBenchmark.round(run.msgsPerSecond()));
@@ -126,6 +137,12 @@ final class InboxBenchmark {
             if (webhook) {
                 r.put("receiver_delay_ms", o.receiverDelayMs());
                 r.put("fail_every", o.failEvery());
+            }
+            r.put("failing_key", o.failingKey());
+            if (reference != null) {
+                r.put("measured", "records of the 63 keys that do not fail");
+                r.put("reference_msgs_per_s", RelayBenchmark.round(reference.msgsPerSecond()));
+                r.put("ratio_to_unfailed", RelayBenchmark.round(run.msgsPerSecond() / reference.msgsPerSecond()));
             }
             r.put("poison_key", o.poisonKey());
             if (run.poison() != null) {
@@ -140,15 +157,34 @@ final class InboxBenchmark {
         }
     }
 
+    /** The records a drain is timed on. */
+    enum Measured {
+        /** Every record. */
+        ALL,
+        /** The records of every key but {@link #FAILING_KEY}, which is handled as the others. */
+        OTHER_KEYS,
+        /** The records of every key but {@link #FAILING_KEY}, whose records all fail meanwhile. */
+        OTHER_KEYS_BESIDE_FAILING;
+
+        boolean othersOnly() {
+            return this != ALL;
+        }
+    }
+
+    /** Keys of the produced records, {@code key-0} to {@code key-63}. */
+    static final int KEYS = 64;
+    /** The key whose records fail with {@code --failing-key true}. */
+    static final String FAILING_KEY = "key-0";
+
     static InboxRun drain(BenchEnvironment env, BenchOptions o, WebhookReceiver receiver, boolean webhook,
-            int concurrency, int n, boolean poisonKey) throws Exception {
+            int concurrency, int n, boolean poisonKey, Measured measured) throws Exception {
         String schema = env.schema("inbox");
         String topic = "inbox-" + schema;
         env.createTopic(topic, PARTITIONS);
         if (!webhook) {
             try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE bench_effect (message_id text NOT NULL, created_at timestamptz NOT NULL"
-                        + " DEFAULT now())");
+                s.execute("CREATE TABLE bench_effect (message_id text NOT NULL, message_key text,"
+                        + " created_at timestamptz NOT NULL DEFAULT now())");
             }
         }
         String oddId = "poison-key-" + schema;
@@ -156,6 +192,12 @@ final class InboxBenchmark {
             producePoisonKey(env, topic, oddId);
         }
         Set<String> ids = produce(env, topic, o, n);
+        Set<String> failingKeyIds = ids.stream().filter(id -> id.startsWith(FAILING_KEY + "/"))
+                .collect(Collectors.toSet());
+        Set<String> measuredIds = measured.othersOnly()
+                ? ids.stream().filter(id -> !failingKeyIds.contains(id)).collect(Collectors.toSet()) : ids;
+        int target = measuredIds.size();
+        boolean fail = measured == Measured.OTHER_KEYS_BESIDE_FAILING;
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
             s.execute("CHECKPOINT"); // every timed phase starts from a fresh checkpoint, as the relay's
         }
@@ -165,26 +207,30 @@ final class InboxBenchmark {
                 defaults.claimLinger(), RetryPolicy.of(Duration.ofMillis(200), Duration.ofSeconds(2), 2.0,
                         Jitter.FULL, 10, ThreadLocalRandomSource.INSTANCE),
                 defaults.maxBacklog(), defaults.handlerTimeout(), Duration.ofSeconds(30),
-                defaults.maxPayloadSize().toBytes());
+                defaults.maxPayloadSize().toBytes()).withOrdering(o.ordering());
         ConnectionPool pool = env.pool(schema, "bench-inbox",
                 (webhook ? 0 : concurrency) + defaults.maxInFlightBatches() * 2 + 4);
         InboxHandler handler = webhook
                 ? InboxHandler.webhook(URI.create(receiver.url("/hook")), Duration.ofSeconds(10), concurrency)
-                : new InsertOneRow();
+                : new InsertOneRow(fail ? FAILING_KEY : null);
         LongSupplier effects;
         long effectsBefore = webhook ? receiver.effects() : 0;
         if (webhook) {
-            // the odd record's effect, if it is handled, is not one of the N
-            effects = () -> receiver.effects() - effectsBefore - (poisonKey && receiver.handled(oddId) ? 1 : 0);
+            // the odd record's effect, if it is handled, is not one of the N; nor are the failing key's when only the
+            // other keys are measured
+            effects = () -> receiver.effects() - effectsBefore - (poisonKey && receiver.handled(oddId) ? 1 : 0)
+                    - (measured.othersOnly() ? failingKeyIds.stream().filter(receiver::handled).count() : 0);
+            receiver.failKey(fail ? FAILING_KEY : null);
         } else {
             // one connection for the polls (a new one each time forks a backend of the PostgreSQL being measured);
             // count(*) is a plain scan, where DISTINCT sorts every id (15-40 ms a poll): the ids are checked to be
             // distinct only once there are enough rows
             Connection poll = env.jdbcUntilClosed(schema);
-            String ordinary = " FROM bench_effect WHERE message_id <> '" + oddId + "'";
+            String ordinary = " FROM bench_effect WHERE message_id <> '" + oddId + "'"
+                    + (measured.othersOnly() ? " AND message_key IS DISTINCT FROM '" + FAILING_KEY + "'" : "");
             effects = () -> {
                 long rows = count(poll, "SELECT count(*)" + ordinary);
-                return rows < n ? rows : count(poll, "SELECT count(DISTINCT message_id)" + ordinary);
+                return rows < target ? rows : count(poll, "SELECT count(DISTINCT message_id)" + ordinary);
             };
         }
         RecordReceiver records = RecordReceiver.reactorKafka(Map.of("bootstrap.servers", env.kafka.bootstrapServers(),
@@ -196,36 +242,42 @@ final class InboxBenchmark {
         long deadline = start + Duration.ofMinutes(10).toNanos();
         long nextProgress = start + Duration.ofSeconds(3).toNanos();
         long seen = 0;
-        while ((seen = effects.getAsLong()) < n && System.nanoTime() < deadline) {
+        while ((seen = effects.getAsLong()) < target && System.nanoTime() < deadline) {
             // the SQL handler's count scans the effect table: polled every 20 ms it cost PostgreSQL more than the
             // handler's own work; every 200 ms it is about one percent of a core, at most 0.2 s late
             Thread.sleep(webhook ? 2 : 200); // the harness's main thread polls the effect count
             if (System.nanoTime() > nextProgress) {
                 double s = (System.nanoTime() - start) / 1e9;
-                System.out.printf(Locale.ROOT, "inbox: %6.1fs effects %d of %d, %.0f msgs/s%n", s, seen, n,
+                System.out.printf(Locale.ROOT, "inbox: %6.1fs effects %d of %d, %.0f msgs/s%n", s, seen, target,
                         seen / s);
                 nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
             }
         }
         long elapsed = System.nanoTime() - start;
         consumer.stop().block(Duration.ofSeconds(60)); // main thread
-        double rate = n / (elapsed / 1e9);
+        receiver.failKey(null);
+        double rate = target / (elapsed / 1e9);
         long lost;
         long duplicates;
         if (webhook) {
-            lost = receiver.lost(ids);
+            lost = receiver.lost(measuredIds);
             duplicates = receiver.duplicateEffects();
         } else {
-            lost = n - count(env, schema, "SELECT count(DISTINCT message_id) FROM bench_effect WHERE message_id <> '"
-                    + oddId + "'");
+            lost = target - count(env, schema, "SELECT count(DISTINCT message_id) FROM bench_effect WHERE message_id"
+                    + " <> '" + oddId + "'" + (measured.othersOnly() ? " AND message_key IS DISTINCT FROM '"
+                    + FAILING_KEY + "'" : ""));
             duplicates = count(env, schema, "SELECT count(*) FROM (SELECT message_id FROM bench_effect"
                     + " GROUP BY message_id HAVING count(*) > 1) d");
         }
-        System.out.printf(Locale.ROOT, "inbox drain (%s, concurrency %d): %d messages in %.2f s = %.0f msgs/s;"
-                        + " lost %d, duplicate effects %d%s%n", webhook ? "webhook" : "sql", concurrency, n,
-                elapsed / 1e9, rate, lost, duplicates, webhook ? "; receiver calls " + receiver.calls() + ", 503s "
-                        + receiver.answered503() + ", without Idempotency-Key " + receiver.callsWithoutIdempotencyKey()
-                        : "");
+        System.out.printf(Locale.ROOT, "inbox drain (%s, ordering %s, concurrency %d%s): %d messages in %.2f s ="
+                        + " %.0f msgs/s; lost %d, duplicate effects %d%s%n", webhook ? "webhook" : "sql",
+                o.orderingName(), concurrency, switch (measured) {
+                    case ALL -> "";
+                    case OTHER_KEYS -> ", timed on the keys but " + FAILING_KEY;
+                    case OTHER_KEYS_BESIDE_FAILING -> ", timed on the keys but " + FAILING_KEY + ", which fails";
+                }, target, elapsed / 1e9, rate, lost, duplicates, webhook ? "; receiver calls " + receiver.calls()
+                        + ", 503s " + receiver.answered503() + ", for the failing key " + receiver.failingKeyCalls()
+                        + ", without Idempotency-Key " + receiver.callsWithoutIdempotencyKey() : "");
         PoisonOutcome poison = null;
         if (poisonKey) {
             boolean handled = webhook ? receiver.handled(oddId)
@@ -236,7 +288,7 @@ final class InboxBenchmark {
                     poison.partition(), poison.offset(), poison.handled(),
                     poison.lastError() == null ? "" : " (" + poison.lastError() + ")", poison.partitionsBehind());
         }
-        return new InboxRun(n, rate, lost, duplicates, poison);
+        return new InboxRun(target, rate, lost, duplicates, poison);
     }
 
     /** Produces the odd record to partition 0, acknowledged, before the ordinary ones. */
@@ -306,9 +358,10 @@ final class InboxBenchmark {
                 new ByteArraySerializer())) {
             List<Future<RecordMetadata>> acks = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                String id = UUID.randomUUID().toString();
+                String key = "key-" + (i % KEYS);
+                String id = key + "/" + UUID.randomUUID(); // the key in the id: the failing key's ids are known
                 ids.add(id);
-                ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, "key-" + (i % 64), payload);
+                ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, key, payload);
                 record.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
                 record.headers().add("event-type", "BenchEvent".getBytes(StandardCharsets.UTF_8));
                 acks.add(producer.send(record));
@@ -411,8 +464,17 @@ final class InboxBenchmark {
         }
     }
 
-    /** The in-process handler: one row per message, in the message's transaction. */
+    /**
+     * The in-process handler: one row per message, in the message's transaction; a transient failure for every
+     * record of {@code failingKey} (null: none).
+     */
     static final class InsertOneRow implements InboxHandler {
+
+        private final String failingKey;
+
+        InsertOneRow(String failingKey) {
+            this.failingKey = failingKey;
+        }
 
         @Override
         public String name() {
@@ -421,9 +483,12 @@ final class InboxBenchmark {
 
         @Override
         public Mono<Void> handle(InboxMessage message, HandlerContext context) {
+            if (failingKey != null && failingKey.equals(message.key())) {
+                return Mono.error(new IllegalStateException("the failing key's downstream is down"));
+            }
             return Flux.from(context.connection().createStatement(
-                            "INSERT INTO bench_effect (message_id) VALUES ($1)")
-                            .bind("$1", message.id().value()).execute())
+                            "INSERT INTO bench_effect (message_id, message_key) VALUES ($1, $2)")
+                            .bind("$1", message.id().value()).bind("$2", message.key()).execute())
                     .flatMap(result -> result.getRowsUpdated())
                     .then();
         }

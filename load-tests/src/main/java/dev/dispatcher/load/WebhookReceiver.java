@@ -1,6 +1,8 @@
 package dev.dispatcher.load;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,13 +16,17 @@ import reactor.netty.http.server.HttpServer;
  * The local HTTP receiver of the inbox benchmark: answers every POST after a fixed delay (a fast downstream
  * service), optionally {@code 503} once for every {@code failEvery}-th id, and counts effects by
  * {@code Idempotency-Key}: an id answered {@code 2xx} twice is a duplicate effect (a retry after a {@code 503} is a
- * legitimate repeated call, not a duplicate). Non-blocking (reactor-netty): its delay is a timer, not a thread.
+ * legitimate repeated call, not a duplicate). A failing key's records ({@code Message-Key-Base64}) are answered
+ * {@code 503} every time. Non-blocking (reactor-netty): its delay is a timer, not a thread.
  * Path {@code /hook} counts; {@code /ceiling} only answers, for the ceiling measurement.
  */
 final class WebhookReceiver implements AutoCloseable {
 
     private final Duration delay;
     private final int failEvery;
+    /** The {@code Message-Key-Base64} whose calls always fail, or null. */
+    private volatile String failingKey;
+    private final AtomicLong failingKeyCalls = new AtomicLong();
     private final Map<String, AtomicInteger> okById = new ConcurrentHashMap<>();
     private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
     private final AtomicLong calls = new AtomicLong();
@@ -44,6 +50,11 @@ final class WebhookReceiver implements AutoCloseable {
                                 missingKey.incrementAndGet();
                                 return response.status(400).send().then();
                             }
+                            String failing = failingKey;
+                            if (failing != null && failing.equals(request.requestHeaders().get("Message-Key-Base64"))) {
+                                failingKeyCalls.incrementAndGet();
+                                return response.status(503).send().then();
+                            }
                             if (failEvery > 0 && Math.floorMod(key.hashCode(), failEvery) == 0 && failedOnce.add(key)) {
                                 return response.status(503).send().then();
                             }
@@ -55,6 +66,17 @@ final class WebhookReceiver implements AutoCloseable {
 
     String url(String path) {
         return "http://127.0.0.1:" + server.port() + path;
+    }
+
+    /** From now on, every call for a record of {@code key} (text) is answered 503; null: none. */
+    void failKey(String key) {
+        failingKey = key == null ? null
+                : Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Calls answered 503 because their key was failing. */
+    long failingKeyCalls() {
+        return failingKeyCalls.get();
     }
 
     /** Distinct ids answered 2xx. */

@@ -93,6 +93,19 @@ class RelayBenchmarkQuickIT {
         assertThat(number(result, "duplicates")).isZero();
     }
 
+    @Test
+    void quickInboxPerKeyDrainBesideAFailingKeyIsTimedOnTheOtherKeysAgainstAReference() throws Exception {
+        String result = InboxBenchmark.run(env, BenchOptions.parse(new String[] {"inbox", "--quick", "--n", "1000",
+                "--handler", "webhook", "--ordering", "per-key", "--failing-key", "true"}));
+
+        assertThat(result).contains("\"name\":\"inbox-drain\"", "\"ordering\":\"per-key\"", "\"failing_key\":true");
+        assertThat(number(result, "n")).isLessThan(1000).isGreaterThan(900); // key-0's records are not measured
+        assertThat(number(result, "reference_msgs_per_s")).isPositive();
+        assertThat(number(result, "ratio_to_unfailed")).isPositive();
+        assertThat(number(result, "lost")).isZero();
+        assertThat(number(result, "duplicates")).isZero();
+    }
+
     private static double number(String json, String field) {
         Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.]+)").matcher(json);
         assertThat(m.find()).as("field %s in %s", field, json).isTrue();

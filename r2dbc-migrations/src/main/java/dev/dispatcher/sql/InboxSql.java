@@ -21,20 +21,47 @@ public final class InboxSql {
      * {@code $1} consumer name (scalar), {@code $2} message ids, {@code $3} source topics, {@code $4} partitions,
      * {@code $5} offsets, {@code $6} text keys, {@code $7} event types, {@code $8} headers JSON text, {@code $9}
      * payloads in base64, {@code $10} binary keys in base64 (r2dbc-postgresql has no {@code bytea[]} codec), {@code
-     * $11} dead-letter reasons. A record with a reason is stored {@code DEAD_LETTERED} with it as {@code last_error}
-     * (a poison record: it is kept for the operator and never claimed); a null payload is a value that was not stored
-     * (V5). Returns the message ids that were inserted; an id of the input that is not returned was a duplicate
-     * (stored before, by this or another instance, or twice in this batch).
+     * $11} dead-letter reasons, {@code $12} (scalar) whether to take the key locks (a consumer with per-key order). A
+     * record with a reason is stored {@code DEAD_LETTERED} with it as {@code last_error} (a poison record: it is kept
+     * for the operator and never claimed); a null payload is a value that was not stored (V5). Returns the message ids
+     * that were inserted; an id of the input that is not returned was a duplicate (stored before, by this or another
+     * instance, or twice in this batch).
+     *
+     * <p>Order: rows are inserted, and take their {@code seq}s, in (topic, partition, offset) order, so a partition's
+     * rows are in offset order within a statement, and a partition's statements follow each other (one consumer
+     * instance reads it at a time, and stores one batch after the other). With {@code $12}, the consumer's locks of
+     * all the batch's keys (transaction-scoped advisory locks, one per key of a row to handle, taken in lock-id order)
+     * are held before any row takes its {@code seq}, and until the commit that makes the rows visible, so a key's rows
+     * commit in seq order across all of the consumer's instances, topics and partitions: the per-key claim never sees
+     * a key's head appear before rows of the key that are already leased. As in {@code OutboxSql.INGEST}, {@code
+     * key_lock} calls a volatile function, so PostgreSQL never inlines it, and aggregates the lock calls into its one
+     * row; the inserted rows, {@code nextval(seq)} included, are computed above the join with that row (SchemaIT
+     * checks the plan). Without {@code $12} no lock is taken.
      *
      * <p>Index: the primary key {@code (consumer_name, message_id)} decides. Concurrency: two instances inserting
      * the same id at once serialise on the unique index; the second waits for the first and then skips (ON CONFLICT
-     * DO NOTHING), so exactly one row exists and exactly one insert reports it. Rows are inserted in message-id
-     * order, so two batches that overlap (a partition briefly read by two instances during a rebalance) wait for
-     * each other in one order and never deadlock; the inbox promises no processing order, so {@code seq} need
-     * not follow the offsets. One bad value fails the whole statement (nothing of it is written); the intake then
-     * stores the batch one record at a time to find it.
+     * DO NOTHING), so exactly one row exists and exactly one insert reports it. Two batches that overlap (a partition
+     * briefly read by two instances during a rebalance) hold the same records at the same positions, so they insert
+     * them in one order and wait for each other without deadlocking; and with {@code $12} they share those records'
+     * key locks, taken before anything is inserted. One bad value fails the whole statement (nothing of it is
+     * written); the intake then stores the batch one record at a time to find it.
      */
     public static final String INSERT = """
+            WITH input AS MATERIALIZED (
+                SELECT *
+                  FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+                              $9::text[], $10::text[], $11::text[])
+                       AS r(message_id, topic, part, off, message_key, event_type, headers, payload, key_bytes, reason)
+            ),
+            key_lock AS (
+                SELECT count(pg_advisory_xact_lock(l.lock_id)) >= 0 AS held
+                  FROM (SELECT DISTINCT hashtextextended($1::text || coalesce(':t:' || i.message_key,
+                                                                                ':b:' || i.key_bytes), 7353) AS lock_id
+                          FROM input i
+                         WHERE $12::boolean AND i.reason IS NULL
+                           AND (i.message_key IS NOT NULL OR i.key_bytes IS NOT NULL)
+                         ORDER BY 1) l
+            )
             INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition, source_offset,
                                        message_key, message_key_bytes, event_type, headers, payload, status,
                                        dead_lettered_at, last_error)
@@ -42,20 +69,41 @@ public final class InboxSql {
                    r.event_type, r.headers::jsonb, decode(r.payload, 'base64'),
                    CASE WHEN r.reason IS NULL THEN 'PENDING' ELSE 'DEAD_LETTERED' END,
                    CASE WHEN r.reason IS NULL THEN NULL ELSE now() END, r.reason
-              FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-                          $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
-                   AS r(message_id, topic, part, off, message_key, event_type, headers, payload, key_bytes, reason,
-                        ord)
-             ORDER BY r.message_id
+              FROM input r
+             CROSS JOIN key_lock k
+             WHERE k.held
+             ORDER BY r.topic, r.part, r.off
             ON CONFLICT (consumer_name, message_id) DO NOTHING
             RETURNING message_id
             """;
+
+    /** The columns a claim returns ({@code store.ClaimedInboxMessage}), with whether it took over an expired lease. */
+    private static final String CLAIM_RETURNING = """
+            RETURNING o.consumer_name, o.message_id, o.seq, o.source_topic, o.source_partition, o.source_offset,
+                      o.message_key, o.message_key_bytes, o.event_type, o.headers::text AS headers, o.payload,
+                      o.status, o.attempts,
+                      o.version, o.lease_owner, o.lease_token, o.lease_until, o.created_at,
+                      (c.previous_lease_until IS NOT NULL) AS lease_expired
+            """;
+
+    /** The lease a claim gives its rows: owner parameter {@code owner}, lease length in ms {@code millis}. */
+    private static String claimSet(String owner, String millis) {
+        return """
+                UPDATE inbox_message o
+                   SET lease_owner = %s,
+                       lease_token = %s,
+                       lease_until = now() + %s::bigint * interval '1 millisecond',
+                       attempts = o.attempts + 1,
+                       last_attempt_at = now()
+                """.formatted(owner, LeasedTableSql.BATCH_TOKEN, millis);
+    }
 
     /**
      * Claims up to {@code $4} rows of consumer {@code $1} in {@code seq} order. Parameters: {@code $1} consumer,
      * {@code $2} owner, {@code $3} lease length in ms, {@code $4} limit.
      *
-     * <p>Index: {@code inbox_message_live_idx (consumer_name, seq) WHERE live}. Concurrency: {@code FOR UPDATE SKIP
+     * <p>Index: {@code inbox_message_live_idx (consumer_name, seq) WHERE live AND seq > 0} (V6: {@code seq > 0}
+     * matches its predicate, which the per-key claim never states). Concurrency: {@code FOR UPDATE SKIP
      * LOCKED} lets processors of one consumer claim disjoint rows without waiting; a row leased by a processor that
      * committed after our snapshot is re-checked on its newest version and dropped. A row whose handler transaction
      * is writing its completion is locked and skipped. Claiming a row whose earlier lease ran out is reported as
@@ -70,26 +118,36 @@ public final class InboxSql {
                 SELECT m.consumer_name, m.message_id, m.lease_until AS previous_lease_until
                   FROM inbox_message m
                  WHERE m.consumer_name = $1
-                   AND m.status IN %1$s
+                   AND m.status IN %1$s AND m.seq > 0
                    AND %2$s
                  ORDER BY m.seq
                  LIMIT $4
                    FOR UPDATE SKIP LOCKED
             )
-            UPDATE inbox_message o
-               SET lease_owner = $2,
-                   lease_token = %3$s,
-                   lease_until = now() + $3::bigint * interval '1 millisecond',
-                   attempts = o.attempts + 1,
-                   last_attempt_at = now()
-              FROM c
+            %3$s  FROM c
              WHERE o.consumer_name = c.consumer_name AND o.message_id = c.message_id AND %4$s
-            RETURNING o.consumer_name, o.message_id, o.seq, o.source_topic, o.source_partition, o.source_offset,
-                      o.message_key, o.message_key_bytes, o.event_type, o.headers::text AS headers, o.payload,
-                      o.status, o.attempts,
-                      o.version, o.lease_owner, o.lease_token, o.lease_until, o.created_at,
-                      (c.previous_lease_until IS NOT NULL) AS lease_expired
-            """.formatted(LIVE, CLAIMABLE, LeasedTableSql.BATCH_TOKEN, LeasedTableSql.ASYNC_CLAIM_COMMIT);
+            %5$s""".formatted(LIVE, CLAIMABLE, claimSet("$2", "$3"), LeasedTableSql.ASYNC_CLAIM_COMMIT,
+            CLAIM_RETURNING);
+
+    /**
+     * Claims up to {@code $3} rows of consumer {@code $5} keeping per-key order ({@code ordering=per-key}): the
+     * outbox's per-key claim on this table, generated by {@link PerKeyClaimSql} (shape, concurrency argument there).
+     * Parameters: {@code $1} owner, {@code $2} lease length in ms, {@code $3} limit, {@code $4} key cursor (bytes),
+     * {@code $5} consumer.
+     *
+     * <p>A key is its bytes, {@code dispatcher_inbox_key(message_key_bytes, message_key)} (V6): a text key's UTF-8
+     * bytes or a binary key's own, so a key that is not text is ordered like any other; rows without a key are
+     * unordered. A key's rows are taken in {@code seq} order, the inbox's arrival order: offset order within a
+     * partition, the order of storing across topics and partitions (V6). Index: {@code inbox_message_live_key_idx}
+     * (consumer_name, key, seq) for the walk over the consumer's keys and each run, {@code
+     * inbox_message_live_unkeyed_idx} (consumer_name, seq) for rows without a key.
+     */
+    public static final String CLAIM_PER_KEY = PerKeyClaimSql.statement(new PerKeyClaimSql.Shape(
+            LeasedTableSql.INBOX, alias -> "dispatcher_inbox_key(" + alias + ".message_key_bytes, " + alias
+            + ".message_key)",
+            alias -> "(" + alias + ".message_key IS NOT NULL OR " + alias + ".message_key_bytes IS NOT NULL)",
+            alias -> alias + ".message_key IS NULL AND " + alias + ".message_key_bytes IS NULL",
+            claimSet("$1", "$2"), CLAIM_RETURNING, null));
 
     /**
      * Applies a batch of lease transitions of one consumer's rows in one round trip and returns what is needed to
@@ -145,15 +203,15 @@ public final class InboxSql {
             SELECT count(*) >= $2 AS over
               FROM (SELECT 1
                       FROM inbox_message b
-                     WHERE b.consumer_name = $1 AND b.status IN %s
+                     WHERE b.consumer_name = $1 AND b.status IN %s AND b.seq > 0
                      ORDER BY b.seq
                      LIMIT $2) live
             """.formatted(LIVE);
 
     /**
      * Per consumer named in {@code $1} (text array): live rows by status, dead letters, and the age of the oldest
-     * live row, for operators. Indexes: {@code inbox_message_live_idx (consumer_name, seq) WHERE live} for the
-     * backlog (a scan of the consumer's live entries only) and {@code inbox_message_dead_letter_idx} (V3) for dead
+     * live row, for operators. Indexes: {@code inbox_message_live_idx (consumer_name, seq) WHERE live AND seq > 0} for
+     * the backlog (a scan of the consumer's live entries only) and {@code inbox_message_dead_letter_idx} (V3) for dead
      * letters, so completed history is never read. A consumer without rows has zeros. A plain read, no locks.
      */
     public static final String CONSUMER_BACKLOGS = """
@@ -169,7 +227,7 @@ public final class InboxSql {
                           count(*) FILTER (WHERE b.status = 'RETRY_SCHEDULED') AS retry_scheduled,
                           (extract(epoch FROM now() - min(b.created_at)) * 1000)::bigint AS oldest_age_ms
                      FROM inbox_message b
-                    WHERE b.consumer_name = c.name AND b.status IN %s) l ON true
+                    WHERE b.consumer_name = c.name AND b.status IN %s AND b.seq > 0) l ON true
             """.formatted(LIVE);
 
     /**
@@ -278,6 +336,6 @@ public final class InboxSql {
                    count(*) FILTER (WHERE b.status = 'RETRY_SCHEDULED') AS retry_scheduled,
                    coalesce((extract(epoch FROM now() - min(b.created_at)) * 1000)::bigint, 0) AS oldest_age_ms
               FROM inbox_message b
-             WHERE b.consumer_name = $1 AND b.status IN %s
+             WHERE b.consumer_name = $1 AND b.status IN %s AND b.seq > 0
             """.formatted(LIVE);
 }

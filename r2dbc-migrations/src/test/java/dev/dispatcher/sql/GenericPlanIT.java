@@ -100,10 +100,14 @@ class GenericPlanIT {
               FROM generate_series(1, 100000) g
             """;
 
+    /** Inbox rows: half completed; of the live ones a hot key holds about half, some keys are binary, some none. */
     private static final String INBOX = """
             INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
-                                       source_offset, event_type, payload, status, completed_at)
-            SELECT CASE WHEN g % 4 = 0 THEN 'other' ELSE 'orders' END, 'm-' || g, 'orders', g % 6, g, 'E',
+                                       source_offset, message_key, message_key_bytes, event_type, payload, status,
+                                       completed_at)
+            SELECT CASE WHEN g % 4 = 0 THEN 'other' ELSE 'orders' END, 'm-' || g, 'orders', g % 6, g,
+                   CASE WHEN g % 10 IN (1, 3) THEN NULL WHEN g % 4 = 1 THEN 'hot' ELSE 'key-' || (g % 63) END,
+                   CASE WHEN g % 10 = 3 THEN decode('00' || lpad(to_hex(g % 17), 2, '0'), 'hex') END, 'E',
                    '\\x00', CASE WHEN g % 2 = 0 THEN 'COMPLETED' ELSE 'PENDING' END,
                    CASE WHEN g % 2 = 0 THEN now() END
               FROM generate_series(1, 100000) g
@@ -122,7 +126,8 @@ class GenericPlanIT {
     void noStatementReadsAGrowingTableInFullOrJoinsAllPairsUnderItsGenericPlan() throws Exception {
         Map<String, String> statements = statements();
         assertThat(statements).containsKeys("OutboxSql.CLAIM_PER_KEY", "OutboxSql.DELIVER_LEASED",
-                "OutboxSql.INGEST", "InboxSql.TRANSITION", "AuditSql.DELETE_OLD");
+                "OutboxSql.INGEST", "InboxSql.TRANSITION", "InboxSql.CLAIM_PER_KEY", "InboxSql.INSERT",
+                "AuditSql.DELETE_OLD");
         Map<String, String> hazards = new LinkedHashMap<>();
         for (String schema : new String[] {backlog, drained}) {
             try (Connection c = connection(schema)) {

@@ -3,6 +3,7 @@ package dev.dispatcher.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dispatcher.testkit.PlanShapes;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
 import java.sql.Connection;
@@ -158,6 +159,124 @@ class SchemaIT {
         }
     }
 
+    /**
+     * The inbox's per-key claim on a consumer's skewed backlog (a hot key holds half, a tenth of the keys are binary,
+     * a fifth of the rows have no key) behind completed history, and on statistics taken while the inbox held only
+     * completed rows: the walk and each run on the consumer's key index, the lock step by ctid, rows without a key on
+     * the unkeyed index; never the live seq index nor the whole table.
+     */
+    @Test
+    void inboxPerKeyClaimUsesTheConsumersKeyIndexOnASkewedBacklogAndOnDrainedStatistics() throws SQLException {
+        for (boolean drained : new boolean[] {false, true}) {
+            try (Connection c = inNewSchema(drained ? "inbox_drained" : "inbox_explain");
+                    Statement s = c.createStatement()) {
+                s.execute("""
+                        INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
+                                                   source_offset, message_key, payload, status, completed_at)
+                        SELECT CASE WHEN g % 4 = 0 THEN 'other' ELSE 'orders' END, 'done-' || g, 't', 0, g,
+                               'key-' || (g % 63), '\\x00', 'COMPLETED', now()
+                          FROM generate_series(1, 20000) g
+                        """);
+                if (drained) {
+                    s.execute("ANALYZE inbox_message");
+                }
+                s.execute("""
+                        INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
+                                                   source_offset, message_key, message_key_bytes, payload)
+                        SELECT CASE WHEN g % 4 = 0 THEN 'other' ELSE 'orders' END, 'm-' || g, 't', 0, g,
+                               CASE WHEN g % 10 IN (1, 3) THEN NULL WHEN g % 2 = 0 THEN 'hot'
+                                    ELSE 'key-' || (g % 63) END,
+                               CASE WHEN g % 10 = 3 THEN decode('00' || lpad(to_hex(g % 17), 2, '0'), 'hex') END,
+                               '\\x00'
+                          FROM generate_series(1, ROWS) g
+                        """.replace("ROWS", drained ? "5000" : "100000"));
+                if (!drained) {
+                    s.execute("ANALYZE inbox_message");
+                }
+
+                String perKey = plan(s, "inbox_per_key", "text, bigint, int, bytea, text", InboxSql.CLAIM_PER_KEY,
+                        "'w1', 30000, 500, '\\x'::bytea, 'orders'");
+
+                assertThat(perKey).as(perKey).doesNotContain("Seq Scan")
+                        .contains("Index Scan using inbox_message_live_key_idx")
+                        .contains("Index Scan using inbox_message_live_unkeyed_idx")
+                        .contains("Tid Scan on inbox_message")
+                        .doesNotContain("inbox_message_live_idx");
+                assertThat(PlanShapes.readsAGrowingTableInFull(perKey)).as(perKey).isFalse();
+            }
+        }
+    }
+
+    /**
+     * The inbox's per-key claim on a key's rows as the outbox's: one contiguous run from each open head; a binary key
+     * is a key like a text one, and a text key and a binary key with other bytes are two keys; rows without a key are
+     * taken in seq order; another consumer's rows are never taken.
+     */
+    @Test
+    void inboxPerKeyClaimTakesOneRunPerKeyOfTheConsumerIncludingBinaryKeys() throws SQLException {
+        try (Connection c = inNewSchema("inbox_perkey"); Statement s = c.createStatement()) {
+            // seq 1-4: text key 'a'; 5-7: binary key 00 61; 8: no key; 9: another consumer's 'a'; 10: text 'a' again,
+            // not visible yet, so 'a's run stops before it
+            s.execute("""
+                    INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
+                                               source_offset, message_key, message_key_bytes, payload, visible_after)
+                    SELECT CASE WHEN g = 9 THEN 'other' ELSE 'orders' END, 'm-' || g, 't', 0, g,
+                           CASE WHEN g <= 4 OR g >= 9 THEN 'a' END,
+                           CASE WHEN g BETWEEN 5 AND 7 THEN '\\x0061'::bytea END, '\\x00',
+                           CASE WHEN g = 11 THEN now() + interval '1 hour' ELSE now() END
+                      FROM generate_series(1, 12) g
+                    """);
+            s.execute("PREPARE claim(text, bigint, int, bytea, text) AS " + InboxSql.CLAIM_PER_KEY);
+
+            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '\\x'::bytea, 'orders')"));
+            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '\\x'::bytea, 'orders')"));
+
+            assertThat(first).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 10L);
+            assertThat(second).as("both keys are held by w1's leases").isEmpty();
+        }
+    }
+
+    /**
+     * The inbox's intake with per-key locks ({@code $12}) takes every key lock before any row takes a seq, as
+     * {@link #ingestTakesEveryKeyLockBeforeAnyRowTakesASeq} checks for the outbox: rows are inserted, and take their
+     * seqs, above the join with the lock row, after the sort by source position.
+     */
+    @Test
+    void inboxIntakeTakesEveryKeyLockBeforeAnyRowTakesASeq() throws SQLException {
+        try (Connection c = inNewSchema("inbox_insert"); Statement s = c.createStatement()) {
+            s.execute("PREPARE store(text, text[], text[], int[], bigint[], text[], text[], text[], text[], text[],"
+                    + " text[], boolean) AS " + InboxSql.INSERT);
+            for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
+                s.execute("SET plan_cache_mode = " + mode);
+                String text = lines(s, "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE store('c',"
+                        + " ARRAY['m1', 'm2'], ARRAY['t', 't'], ARRAY[0, 0], ARRAY[2, 1]::bigint[], ARRAY['k', NULL],"
+                        + " ARRAY[NULL, NULL]::text[], ARRAY['{}', '{}'], ARRAY['AA==', 'AA=='],"
+                        + " ARRAY[NULL, 'AGs=']::text[], ARRAY[NULL, NULL]::text[], true)");
+                int lockCte = text.indexOf("CTE key_lock");
+                assertThat(text.indexOf("pg_advisory_xact_lock(")).as(text).isGreaterThan(lockCte);
+                int nextval = text.indexOf("nextval(");
+                int sort = text.indexOf("Sort Key: r.topic, r.part, r.off");
+                int lockScan = text.indexOf("CTE Scan on key_lock");
+                assertThat(nextval).as(text).isGreaterThan(lockCte).isLessThan(sort);
+                assertThat(sort).as(text).isLessThan(lockScan);
+                assertThat(indentation(text, nextval)).as(text).isLessThan(indentation(text, lockScan));
+            }
+            // the rows of one statement take their seqs in source order
+            s.execute("SET plan_cache_mode = force_generic_plan");
+            s.execute("EXECUTE store('c', ARRAY['z', 'y', 'x'], ARRAY['t', 't', 't'], ARRAY[0, 0, 0],"
+                    + " ARRAY[7, 5, 6]::bigint[], ARRAY['k', 'k', 'k'], ARRAY[NULL, NULL, NULL]::text[],"
+                    + " ARRAY['{}', '{}', '{}'], ARRAY['AA==', 'AA==', 'AA=='], ARRAY[NULL, NULL, NULL]::text[],"
+                    + " ARRAY[NULL, NULL, NULL]::text[], true)");
+            List<Long> offsets = new ArrayList<>();
+            try (ResultSet rows = s.executeQuery("SELECT source_offset FROM inbox_message ORDER BY seq")) {
+                while (rows.next()) {
+                    offsets.add(rows.getLong(1));
+                }
+            }
+            assertThat(offsets).containsExactly(5L, 6L, 7L);
+        }
+    }
+
     @Test
     void perKeyClaimTakesOneContiguousRunPerKeyFromItsHead() throws SQLException {
         try (Connection c = inNewSchema("perkey"); Statement s = c.createStatement()) {
@@ -190,17 +309,18 @@ class SchemaIT {
                     """);
             s.execute("""
                     INSERT INTO inbox_message (consumer_name, message_id, source_topic, source_partition,
-                                               source_offset, payload)
-                    VALUES ('c', 'm', 't', 0, 0, '\\x00')
+                                               source_offset, message_key, payload)
+                    VALUES ('c', 'm', 't', 0, 0, NULL, '\\x00'), ('c', 'm2', 't', 0, 1, 'k', '\\x00')
                     """);
             s.execute("PREPARE per_key(text, bigint, int, text, bigint) AS " + OutboxSql.CLAIM_PER_KEY);
             s.execute("PREPARE unordered(text, bigint, int, bigint) AS " + OutboxSql.CLAIM_UNORDERED);
             s.execute("PREPARE inbox(text, text, bigint, int) AS " + InboxSql.CLAIM);
+            s.execute("PREPARE inbox_per_key(text, bigint, int, bytea, text) AS " + InboxSql.CLAIM_PER_KEY);
             s.execute("SET synchronous_commit = on"); // the test server's default is off
             c.setAutoCommit(false);
             for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '', 1024)",
-                    "EXECUTE unordered('w', 60000, 1, 1024)",
-                    "EXECUTE inbox('c', 'w', 60000, 1)")) {
+                    "EXECUTE unordered('w', 60000, 1, 1024)", "EXECUTE inbox('c', 'w', 60000, 1)",
+                    "EXECUTE inbox_per_key('w2', 60000, 1, '\\x'::bytea, 'c')")) {
                 assertThat(seqs(s.executeQuery(claim))).as(claim).hasSize(1);
                 assertThat(setting(s)).as("inside the transaction of " + claim).isEqualTo("off");
                 c.commit();
@@ -234,17 +354,11 @@ class SchemaIT {
             for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
                 s.execute("SET plan_cache_mode = " + mode);
                 for (String keys : List.of("ARRAY['k', 'j']", "ARRAY[NULL, NULL]::text[]")) {
-                    StringBuilder plan = new StringBuilder();
-                    try (ResultSet rows = s.executeQuery("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest("
+                    String text = lines(s, "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest("
                             + "ARRAY[gen_random_uuid(), gen_random_uuid()], ARRAY['t', 't'], " + keys + ","
                             + " ARRAY['T', 'T'], '\\x0102', ARRAY[1, 2], ARRAY[1, 1], ARRAY[NULL, NULL]::text[],"
                             + " ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[],"
-                            + " ARRAY[NULL, 1000]::bigint[])")) {
-                        while (rows.next()) {
-                            plan.append(rows.getString(1)).append('\n');
-                        }
-                    }
-                    String text = plan.toString();
+                            + " ARRAY[NULL, 1000]::bigint[])");
                     String context = mode + ", keys " + keys + ":\n" + text;
                     // the lock calls are aggregated inside their CTE (not inlined: they are volatile) ...
                     int lockCte = text.indexOf("CTE key_lock");
@@ -279,13 +393,18 @@ class SchemaIT {
 
     private static String plan(Statement s, String name, String types, String sql, String args) throws SQLException {
         s.execute("PREPARE " + name + "(" + types + ") AS " + sql);
-        StringBuilder plan = new StringBuilder();
-        try (ResultSet rows = s.executeQuery("EXPLAIN EXECUTE " + name + "(" + args + ")")) {
+        return lines(s, "EXPLAIN EXECUTE " + name + "(" + args + ")");
+    }
+
+    /** The first column of every row {@code query} returns, one a line (a plan). */
+    private static String lines(Statement s, String query) throws SQLException {
+        StringBuilder lines = new StringBuilder();
+        try (ResultSet rows = s.executeQuery(query)) {
             while (rows.next()) {
-                plan.append(rows.getString(1)).append('\n');
+                lines.append(rows.getString(1)).append('\n');
             }
         }
-        return plan.toString();
+        return lines.toString();
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.domain.Queue;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
@@ -65,9 +66,13 @@ final class OperatorReadsController {
             long oldestLiveAgeMs) {
     }
 
-    /** A configured inbox consumer and its figures. */
-    record Consumer(String name, List<String> topics, String groupId, String handler, long pending,
-            long retryScheduled, long backlogTotal, long deadLettered, long oldestLiveAgeMs) {
+    /**
+     * A configured inbox consumer, its options and its figures: {@code ordering} as configured ({@code per-key} or
+     * {@code none}), {@code deadLetterTopic} the template ({@code {topic}.DLT}) or null when off.
+     */
+    record Consumer(String name, List<String> topics, String groupId, String handler, String ordering,
+            String deadLetterTopic, long pending, long retryScheduled, long backlogTotal, long deadLettered,
+            long oldestLiveAgeMs) {
     }
 
     /** One operator mutation of a message, as {@code dispatch_audit} holds it. */
@@ -112,7 +117,9 @@ final class OperatorReadsController {
                             .collect(Collectors.toMap(InboxReads.ConsumerBacklog::consumer, Function.identity()));
                     return new Items<>(configured.stream().map(c -> {
                         InboxReads.ConsumerBacklog b = byName.get(c.name());
-                        return new Consumer(c.name(), c.topics(), c.groupId(), c.handler(), b.pending(),
+                        return new Consumer(c.name(), c.topics(), c.groupId(), c.handler(),
+                                c.ordering().name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                                c.deadLetterTopic().isEmpty() ? null : c.deadLetterTopic(), b.pending(),
                                 b.retryScheduled(), b.pending() + b.retryScheduled(), b.deadLettered(),
                                 b.oldestAge().toMillis());
                     }).toList());

@@ -5,6 +5,8 @@ import static dev.dispatcher.app.config.PropertyRules.orDefault;
 import static dev.dispatcher.app.config.PropertyRules.quoted;
 import static dev.dispatcher.app.config.PropertyRules.requireBetween;
 
+import dev.dispatcher.app.kafka.DeadLetterTopic;
+import dev.dispatcher.app.store.Ordering;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -72,11 +74,17 @@ public record InboxProperties(List<Consumer> consumers) {
      *     {@code dispatcher.retry.*}
      * @param maxPayloadSize the longest record value stored; a longer record is stored dead-lettered without its
      *     value (a poison record), so its partition moves on
+     * @param ordering {@code per-key}: a key's messages are handled one at a time, in offset order (the inbox's
+     *     arrival order across topics and partitions); {@code none} (the default): in any order, concurrently
+     * @param deadLetterTopic where a message the handler gives up on is also published (its value, key and headers
+     *     with {@code dispatcher-dead-letter-reason}, {@code dispatcher-attempts} and {@code
+     *     dispatcher-original-topic}) before its row turns {@code DEAD_LETTERED}; {@code {topic}} stands for the
+     *     record's topic; empty (the default): off
      */
     public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,
             int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
             long maxBacklog, Duration pollInterval, Duration claimLinger, RetryProperties.Overrides retry,
-            DataSize maxPayloadSize) {
+            DataSize maxPayloadSize, Ordering ordering, String deadLetterTopic) {
 
         /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
         public static final String WEBHOOK_HANDLER = "webhook";
@@ -97,6 +105,8 @@ public record InboxProperties(List<Consumer> consumers) {
         public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
         /** A value is stored in one {@code bytea} and sent base64 in the batch insert. */
         public static final DataSize MAX_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(256);
+        /** As before the option existed: a consumer's messages in any order, concurrently. */
+        public static final Ordering DEFAULT_ORDERING = Ordering.NONE;
 
         public Consumer {
             topics = topics == null ? List.of() : List.copyOf(topics);
@@ -104,6 +114,8 @@ public record InboxProperties(List<Consumer> consumers) {
             handler = handler == null && webhook != null ? WEBHOOK_HANDLER : handler;
             retry = retry == null ? RetryProperties.Overrides.NONE : retry;
             maxPayloadSize = maxPayloadSize == null ? DEFAULT_MAX_PAYLOAD_SIZE : maxPayloadSize;
+            ordering = ordering == null ? DEFAULT_ORDERING : ordering;
+            deadLetterTopic = deadLetterTopic == null ? "" : deadLetterTopic.strip();
         }
 
         /** The binding constructor: an absent value takes its default. */
@@ -113,7 +125,7 @@ public record InboxProperties(List<Consumer> consumers) {
                 @Nullable Integer concurrency, @Nullable Integer maxInFlightBatches, @Nullable Duration leaseDuration,
                 @Nullable Duration handlerTimeout, @Nullable Long maxBacklog, @Nullable Duration pollInterval,
                 @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry,
-                @Nullable DataSize maxPayloadSize) {
+                @Nullable DataSize maxPayloadSize, @Nullable Ordering ordering, @Nullable String deadLetterTopic) {
             this(name, topics, groupId, handler, webhook,
                     orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                     orDefault(concurrency, DEFAULT_CONCURRENCY).intValue(),
@@ -124,14 +136,16 @@ public record InboxProperties(List<Consumer> consumers) {
                     orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
                     orDefault(claimLinger, DEFAULT_CLAIM_LINGER),
                     retry,
-                    maxPayloadSize);
+                    maxPayloadSize,
+                    orDefault(ordering, DEFAULT_ORDERING),
+                    orDefault(deadLetterTopic, ""));
         }
 
         /** A consumer of {@code topics} with every tuning default. */
         public static Consumer of(String name, List<String> topics, @Nullable String groupId, @Nullable String handler,
                 @Nullable Webhook webhook) {
             return new Consumer(name, topics, groupId, handler, webhook, null, null, null, null, null, null, null,
-                    null, null, null);
+                    null, null, null, null, null);
         }
 
         void validate(String path) {
@@ -169,6 +183,20 @@ public record InboxProperties(List<Consumer> consumers) {
                 throw invalid(path + ".max-payload-size", "must be between 1B and 256MB",
                         maxPayloadSize);
             }
+            if (!deadLetterTopic.isEmpty()) {
+                String problem = DeadLetterTopic.problem(deadLetterTopic).orElse(null);
+                for (int t = 0; problem == null && t < topics.size(); t++) {
+                    problem = new DeadLetterTopic(deadLetterTopic).problemFor(topics.get(t)).orElse(null);
+                }
+                if (problem != null) {
+                    throw invalid(path + ".dead-letter-topic", problem, quoted(deadLetterTopic));
+                }
+            }
+        }
+
+        /** The dead-letter topic, or null when off. */
+        public @Nullable DeadLetterTopic deadLetters() {
+            return DeadLetterTopic.of(deadLetterTopic).orElse(null);
         }
     }
 

@@ -2,6 +2,9 @@ package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.InboxProperties;
+import dev.dispatcher.app.kafka.DeadLetterTopic;
+import dev.dispatcher.app.kafka.Publishers;
+import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.MessageTracing;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
@@ -27,7 +31,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * consumer with that consumer's settings, the handler named by {@code handler} (a Spring bean implementing
  * {@link InboxHandler}, or the built-in {@code webhook}), retention after
  * {@code dispatcher.retention.inbox-completed} and {@code inbox-dead-lettered}, and depth gauges. Consumer settings come from Boot's
- * {@code spring.kafka.consumer.*}; group id, deserializers and manual commits are forced.
+ * {@code spring.kafka.consumer.*}; group id, deserializers and manual commits are forced. Consumers with a
+ * {@code dead-letter-topic} share one producer of their own, from {@code spring.kafka.producer.*}.
  */
 @Configuration(proxyBeanMethods = false)
 public class InboxConfiguration {
@@ -60,18 +65,38 @@ public class InboxConfiguration {
             MessageTracing tracing) {
         Map<String, InboxHandler> handlers = handlersByName(handlerBeans.orderedStream().toList());
         Map<String, Object> consumerProperties = kafka.buildConsumerProperties();
-        List<InboxConsumer> consumers = new ArrayList<>();
         List<InboxProperties.Consumer> configured = properties.inbox().consumers();
+        RecordPublisher deadLetters = deadLetterPublisher(configured, kafka, tracing);
+        List<InboxConsumer> consumers = new ArrayList<>();
         for (int i = 0; i < configured.size(); i++) {
             InboxProperties.Consumer c = configured.get(i);
             InboxHandler handler = TracingInboxHandler.traced(resolve(i, c, handlers), tracing);
             RecordReceiver receiver = RecordReceiver.reactorKafka(consumerProperties, c.topics(), c.groupId());
-            consumers.add(new InboxConsumer(receiver, store, handler, settings(properties, i), metrics));
+            DeadLetterTopic deadLetterTopic = c.deadLetters();
+            if (deadLetterTopic != null) {
+                // the failure series exist from the start, so an alert on their increase sees the first failure
+                c.topics().forEach(t -> metrics.deadLetterTopicFailures(Queue.INBOX, deadLetterTopic.resolve(t), 0));
+            }
+            consumers.add(new InboxConsumer(receiver, store, handler, settings(properties, i), metrics, deadLetters));
         }
         Retention retention = Retention.inbox(consumers.stream().map(InboxConsumer::rows).toList(),
                 properties.retention().inboxCompleted(), properties.retention().inboxDeadLettered());
         return new InboxLifecycle(consumers, retention, RETENTION_EVERY, metrics.queueGauges(Queue.INBOX),
-                GAUGES_EVERY);
+                GAUGES_EVERY, deadLetters);
+    }
+
+    /**
+     * The publisher of the consumers' dead-letter topics, or null when no consumer has one: a producer of its own
+     * (through {@link Publishers}, as the relay's), so a dead-letter topic that is missing or slow never holds up
+     * the relay's sends; closed with the inbox.
+     */
+    static @Nullable RecordPublisher deadLetterPublisher(List<InboxProperties.Consumer> consumers, KafkaProperties kafka,
+            MessageTracing tracing) {
+        if (consumers.stream().allMatch(c -> c.deadLetters() == null)) {
+            return null;
+        }
+        return Publishers.traced(Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()),
+                kafka.buildAdminProperties()), tracing);
     }
 
     /** The settings of consumer {@code index}, as configured (defaults filled in by the properties). */
@@ -80,7 +105,7 @@ public class InboxConfiguration {
         return new InboxSettings(c.name(), properties.workerId(), c.batchSize(), c.concurrency(),
                 c.maxInFlightBatches(), c.leaseDuration(), c.pollInterval(), c.claimLinger(),
                 properties.consumerRetryPolicy(index), c.maxBacklog(), c.handlerTimeout(), DRAIN_TIMEOUT,
-                c.maxPayloadSize().toBytes());
+                c.maxPayloadSize().toBytes(), c.ordering(), c.deadLetters());
     }
 
     /** Handler beans by name; names are unique and {@code webhook} is reserved for the built-in handler. */

@@ -1,11 +1,13 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.queue.ClaimLoop;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.app.store.InboxStore;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -23,21 +25,44 @@ public final class InboxConsumer {
     private final InboxIntake intake;
     private final Scheduler scheduler;
 
+    /** A consumer without a dead-letter topic. */
     public InboxConsumer(RecordReceiver receiver, InboxStore store, InboxHandler handler, InboxSettings settings,
             DispatcherMetrics metrics) {
+        this(receiver, store, handler, settings, metrics, null);
+    }
+
+    /**
+     * A consumer; {@code deadLetters} publishes to {@link InboxSettings#deadLetterTopic()} and must be given when
+     * the settings name one.
+     */
+    public InboxConsumer(RecordReceiver receiver, InboxStore store, InboxHandler handler, InboxSettings settings,
+            DispatcherMetrics metrics, @Nullable RecordPublisher deadLetters) {
         Objects.requireNonNull(receiver, "receiver");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.rows = store.consumer(settings.consumer());
+        this.rows = store.consumer(settings.consumer(), settings.ordering());
         this.scheduler = Schedulers.newSingle("dispatcher-inbox-" + settings.consumer());
-        this.loop = handlerLoop(rows, handler, settings, metrics, scheduler);
+        this.loop = handlerLoop(rows, handler, settings, metrics, scheduler, deadLetters);
         this.intake = new InboxIntake(receiver, store, settings, metrics, loop::wake);
+    }
+
+    /** A consumer's handler loop without a dead-letter topic. */
+    static ClaimLoop<ClaimedInboxMessage> handlerLoop(InboxStore.Consumer rows, InboxHandler handler,
+            InboxSettings settings, DispatcherMetrics metrics, Scheduler scheduler) {
+        return handlerLoop(rows, handler, settings, metrics, scheduler, null);
     }
 
     /** A consumer's handler loop: the kernel on its rows with {@link RunHandlers}; never paused. */
     static ClaimLoop<ClaimedInboxMessage> handlerLoop(InboxStore.Consumer rows, InboxHandler handler,
-            InboxSettings settings, DispatcherMetrics metrics, Scheduler scheduler) {
-        return new ClaimLoop<>("inbox " + settings.consumer(), rows, new RunHandlers(rows, handler, settings),
-                settings.loop(), metrics, () -> false, scheduler);
+            InboxSettings settings, DispatcherMetrics metrics, Scheduler scheduler,
+            @Nullable RecordPublisher deadLetters) {
+        DeadLetterPublisher deadLetterPublisher = null;
+        if (settings.deadLetterTopic() != null) {
+            deadLetterPublisher = new DeadLetterPublisher(Objects.requireNonNull(deadLetters,
+                    "a publisher for the dead-letter topic"), settings.deadLetterTopic(), settings.consumer(), metrics);
+        }
+        return new ClaimLoop<>("inbox " + settings.consumer(), rows,
+                new RunHandlers(rows, handler, settings, deadLetterPublisher), settings.loop(), metrics, () -> false,
+                scheduler);
     }
 
     /** Starts the handler loop, then the intake. */

@@ -55,7 +55,7 @@ public final class InboxIntake {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.writer = new IntakeWriter(store, settings.consumer());
+        this.writer = new IntakeWriter(store, settings.consumer(), settings.ordering());
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.onStored = Objects.requireNonNull(onStored, "onStored");
     }

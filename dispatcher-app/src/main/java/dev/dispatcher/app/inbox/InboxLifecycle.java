@@ -1,5 +1,6 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.CostBoundedRead;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.PeriodicPass;
@@ -7,6 +8,7 @@ import dev.dispatcher.app.queue.Retention;
 import dev.dispatcher.app.store.Backlog;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -28,11 +30,14 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
     private final Duration gaugesEvery;
     /** The inbox's depth and age gauges, summed over the consumers. */
     private final PeriodicPass gaugePolling;
+    /** The consumers' dead-letter topics' publisher, or null; closed when the context closes. */
+    private final @Nullable RecordPublisher deadLetters;
     private volatile boolean running;
 
     InboxLifecycle(List<InboxConsumer> consumers, Retention retention, Duration retentionEvery,
-            DispatcherMetrics.QueueGauges gauges, Duration gaugesEvery) {
+            DispatcherMetrics.QueueGauges gauges, Duration gaugesEvery, @Nullable RecordPublisher deadLetters) {
         this.consumers = List.copyOf(consumers);
+        this.deadLetters = deadLetters;
         this.retention = retention;
         this.retentionEvery = retentionEvery;
         this.gauges = gauges;
@@ -57,10 +62,16 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
         running = true;
     }
 
-    /** Releases the consumers' schedulers when the application context closes (after {@link #stop(Runnable)}). */
+    /**
+     * Releases the consumers' schedulers and closes the dead-letter publisher when the application context closes
+     * (after {@link #stop(Runnable)}: nothing publishes any more).
+     */
     @Override
     public void destroy() {
         consumers.forEach(InboxConsumer::close);
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
     }
 
     @Override

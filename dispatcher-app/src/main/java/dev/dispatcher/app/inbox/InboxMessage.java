@@ -12,15 +12,15 @@ import java.util.Objects;
  * A stored inbox record as a handler sees it.
  *
  * @param consumer the consumer that took it in
- * @param id the message id ({@code message-id} header, else {@code topic-partition-offset}); also the webhook's
- *     {@code Idempotency-Key}
+ * @param id the message id (a CloudEvent's id, else the {@code message-id} header, else {@code
+ *     topic-partition-offset}); also the webhook's {@code Idempotency-Key}
  * @param topic source topic
  * @param partition source partition
  * @param offset source offset
  * @param key the record key when it is text (UTF-8 without NUL), else null
  * @param keyBytes the record key's bytes when it is not text (an Avro key in Confluent's wire format, say), else
  *     null; {@link #rawKey()} gives the key as received in either case
- * @param eventType the {@code event-type} header, may be null
+ * @param eventType the {@code event-type} header, else a CloudEvent's type; may be null
  * @param headers the record's headers (UTF-8 text)
  * @param payload record value
  * @param attempt this attempt, counting from 1

@@ -1,9 +1,12 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.queue.LoopSettings;
+import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.RetryPolicy;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable settings of one consumer's intake and handler loop, validated by the configuration layer
@@ -23,6 +26,10 @@ import java.util.Objects;
  * @param handlerTimeout how long one handler invocation may run before it counts as a transient failure
  * @param drainTimeout how long shutdown waits for in-flight messages
  * @param maxPayloadBytes the longest value stored; a longer one is stored dead-lettered without it (poison)
+ * @param ordering {@link Ordering#PER_KEY}: a key's messages are handled one at a time, in the inbox's arrival
+ *     order (offset order within a partition); {@link Ordering#NONE}: any message in any order
+ * @param deadLetterTopic where a message the handler gives up on is also published before its row turns
+ *     {@code DEAD_LETTERED}, or null (off)
  */
 public record InboxSettings(
         String consumer,
@@ -37,15 +44,40 @@ public record InboxSettings(
         long maxBacklog,
         Duration handlerTimeout,
         Duration drainTimeout,
-        long maxPayloadBytes) {
+        long maxPayloadBytes,
+        Ordering ordering,
+        @Nullable DeadLetterTopic deadLetterTopic) {
 
     public InboxSettings {
         Objects.requireNonNull(consumer, "consumer");
         Objects.requireNonNull(workerId, "workerId");
         Objects.requireNonNull(handlerTimeout, "handlerTimeout");
+        Objects.requireNonNull(ordering, "ordering");
         if (maxPayloadBytes < 1) {
             throw new IllegalArgumentException("maxPayloadBytes must be positive, but was " + maxPayloadBytes);
         }
+    }
+
+    /** Settings without per-key order or a dead-letter topic, as every consumer had before they existed. */
+    public InboxSettings(String consumer, String workerId, int batchSize, int concurrency, int maxInFlightBatches,
+            Duration leaseDuration, Duration pollInterval, Duration claimLinger, RetryPolicy retryPolicy,
+            long maxBacklog, Duration handlerTimeout, Duration drainTimeout, long maxPayloadBytes) {
+        this(consumer, workerId, batchSize, concurrency, maxInFlightBatches, leaseDuration, pollInterval, claimLinger,
+                retryPolicy, maxBacklog, handlerTimeout, drainTimeout, maxPayloadBytes, Ordering.NONE, null);
+    }
+
+    /** These settings with {@code ordering}. */
+    public InboxSettings withOrdering(Ordering ordering) {
+        return new InboxSettings(consumer, workerId, batchSize, concurrency, maxInFlightBatches, leaseDuration,
+                pollInterval, claimLinger, retryPolicy, maxBacklog, handlerTimeout, drainTimeout, maxPayloadBytes,
+                ordering, deadLetterTopic);
+    }
+
+    /** These settings with dead letters also published to {@code topic} (null: off). */
+    public InboxSettings withDeadLetterTopic(@Nullable DeadLetterTopic topic) {
+        return new InboxSettings(consumer, workerId, batchSize, concurrency, maxInFlightBatches, leaseDuration,
+                pollInterval, claimLinger, retryPolicy, maxBacklog, handlerTimeout, drainTimeout, maxPayloadBytes,
+                ordering, topic);
     }
 
     /** The claim loop's knobs. */

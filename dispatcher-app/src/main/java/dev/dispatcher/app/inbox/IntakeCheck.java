@@ -32,8 +32,13 @@ import java.util.Map;
  *       limit. Never handled unless an operator replays it.</li>
  * </ul>
  * Every text this puts in a row is valid Unicode without NUL, which PostgreSQL's {@code text} and {@code jsonb}
- * accept; the reason names the offending header with its name escaped. The id is the {@code message-id} header
- * when it is a valid id, else {@link #positionId}.
+ * accept; the reason names the offending header with its name escaped.
+ *
+ * <p>The id: a CloudEvent's {@code id} when the record is one ({@link CloudEventAttributes}: binary mode's {@code
+ * ce_id} header, or structured mode's JSON {@code id}), else the {@code message-id} header, else {@link #positionId}.
+ * A CloudEvent or {@code message-id} header whose id is not a valid id (blank, longer than {@value
+ * MessageId#MAX_LENGTH} characters) makes the record poison: the sender named an id the inbox cannot deduplicate on.
+ * The event type: the {@code event-type} header, else a CloudEvent's {@code type}.
  */
 final class IntakeCheck {
 
@@ -107,7 +112,15 @@ final class IntakeCheck {
         }
 
         MessageId id = positionId(record.topic(), record.partition(), record.offset());
-        if (idHeaderPresent) {
+        CloudEventAttributes event = CloudEventAttributes.of(headers, record.payload()).orElse(null);
+        if (event != null) {
+            if (validId(event.id()) && storable(event.id())) {
+                id = MessageId.of(event.id());
+            } else {
+                problems.add("the CloudEvents id is not a valid id (1 to " + MessageId.MAX_LENGTH
+                        + " characters, not blank, without NUL)");
+            }
+        } else if (idHeaderPresent) {
             String header = headers.get(MessageHeaders.MESSAGE_ID);
             if (header != null && validId(header)) {
                 id = MessageId.of(header);
@@ -115,6 +128,10 @@ final class IntakeCheck {
                 problems.add("the message-id header is not a valid id (1 to " + MessageId.MAX_LENGTH
                         + " characters, not blank)");
             }
+        }
+        String eventType = headers.get(MessageHeaders.EVENT_TYPE);
+        if (eventType == null && event != null && event.type() != null && storable(event.type())) {
+            eventType = event.type();
         }
 
         byte[] payload = record.payload();
@@ -126,7 +143,7 @@ final class IntakeCheck {
 
         String reason = problems.isEmpty() ? null : reason(String.join("; ", problems));
         InboxRecord row = new InboxRecord(id, record.topic(), record.partition(), record.offset(), textKey, binaryKey,
-                headers.get(MessageHeaders.EVENT_TYPE), headers, payload, reason);
+                eventType, headers, payload, reason);
         if (reason != null) {
             return new Verdict.Poison(row);
         }
@@ -162,6 +179,26 @@ final class IntakeCheck {
     /** Whether {@code value} (text without NUL) is an id the inbox stores. */
     static boolean validId(String value) {
         return !value.isBlank() && value.length() <= MessageId.MAX_LENGTH;
+    }
+
+    /**
+     * Whether PostgreSQL {@code text} takes {@code value} as it is: no NUL and no lone surrogate (a JSON string's
+     * escapes may hold either; header values were decoded from UTF-8, which holds neither).
+     */
+    static boolean storable(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\0' || Character.isLowSurrogate(c)) {
+                return false;
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 == value.length() || !Character.isLowSurrogate(value.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            }
+        }
+        return true;
     }
 
     /**

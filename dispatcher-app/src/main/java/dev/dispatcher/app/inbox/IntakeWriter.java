@@ -3,6 +3,7 @@ package dev.dispatcher.app.inbox;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.InboxRecord;
 import dev.dispatcher.app.store.InboxStore;
+import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.MessageId;
 import io.r2dbc.spi.R2dbcException;
 import java.time.Duration;
@@ -43,10 +44,13 @@ final class IntakeWriter {
 
     private final InboxStore store;
     private final String consumer;
+    private final Ordering ordering;
 
-    IntakeWriter(InboxStore store, String consumer) {
+    /** A writer for {@code consumer}, storing as its {@code ordering} needs ({@link InboxStore#store}). */
+    IntakeWriter(InboxStore store, String consumer, Ordering ordering) {
         this.store = Objects.requireNonNull(store, "store");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
+        this.ordering = Objects.requireNonNull(ordering, "ordering");
     }
 
     /** Stores {@code rows}; lazy. */
@@ -81,7 +85,7 @@ final class IntakeWriter {
     }
 
     private Mono<Set<MessageId>> retrying(List<InboxRecord> rows) {
-        return Mono.defer(() -> store.store(consumer, rows))
+        return Mono.defer(() -> store.store(consumer, rows, ordering))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100))
                         .maxBackoff(Duration.ofSeconds(5))
                         .filter(DatabaseFailures::isRetryable)

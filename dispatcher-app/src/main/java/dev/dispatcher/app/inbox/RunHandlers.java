@@ -6,13 +6,22 @@ import dev.dispatcher.app.queue.WorkLimiter;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.InboxStore;
+import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.TransitionRequest;
+import dev.dispatcher.domain.DispatchDecision;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
 import dev.dispatcher.domain.Transition;
 import io.r2dbc.spi.Connection;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -31,6 +40,17 @@ import reactor.core.publisher.Mono;
  * A failed handler goes through the domain's decision like a failed send: {@link InboxHandlerException} says how
  * it is classified; a database error of the handler's own statements is classified by {@link DatabaseFailures}
  * (an integrity violation is permanent); anything else, a time-out included, is transient.
+ *
+ * <p>Per-key order ({@link Ordering#PER_KEY}): the claim gave each key's rows to this batch as one run from the
+ * key's head. A run is handled one message after another in {@code seq} order, in one of the {@code concurrency}
+ * places (keys run concurrently); it stops at its first message that is not handled (failed, or its completion not
+ * applied), and the rest of the run is not attempted, so the loop releases them without spending attempts and
+ * nothing of the key overtakes the failed message, which holds back its key until it succeeds or is dead-lettered.
+ * Messages without a key are handled as with {@link Ordering#NONE}.
+ *
+ * <p>Dead-letter topic: a failed message that the domain's decision dead-letters is first published to the
+ * consumer's dead-letter topic ({@link DeadLetterPublisher}), so its row turns {@code DEAD_LETTERED} after the
+ * topic has it (or after the topic refused it, counted).
  */
 final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
 
@@ -38,21 +58,96 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     private final InboxHandler handler;
     private final InboxSettings settings;
     private final WorkLimiter limiter;
+    private final @Nullable DeadLetterPublisher deadLetters;
 
-    RunHandlers(InboxStore.Consumer rows, InboxHandler handler, InboxSettings settings) {
+    RunHandlers(InboxStore.Consumer rows, InboxHandler handler, InboxSettings settings,
+            @Nullable DeadLetterPublisher deadLetters) {
         this.rows = Objects.requireNonNull(rows, "rows");
         this.handler = Objects.requireNonNull(handler, "handler");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.limiter = new WorkLimiter(settings.concurrency());
+        this.deadLetters = deadLetters;
     }
 
     @Override
     public Mono<List<Attempt<ClaimedInboxMessage>>> work(Batch<ClaimedInboxMessage> batch) {
-        return Flux.fromIterable(batch.messages())
-                .flatMap(m -> limiter.run(Mono.defer(() -> batch.stopping()
-                        ? Mono.just(notAttempted(m))
-                        : handle(m, batch))), Integer.MAX_VALUE)
-                .collectList();
+        return switch (settings.ordering()) {
+            case NONE -> Flux.fromIterable(batch.messages())
+                    .flatMap(m -> limiter.run(Mono.defer(() -> attempt(m, batch))), Integer.MAX_VALUE)
+                    .collectList();
+            case PER_KEY -> Flux.fromIterable(runs(batch.messages()))
+                    .flatMap(run -> limiter.run(inOrder(run, batch)), Integer.MAX_VALUE)
+                    .flatMapIterable(attempts -> attempts)
+                    .collectList();
+        };
+    }
+
+    @Override
+    public boolean holdsBackWork() {
+        return settings.ordering() == Ordering.PER_KEY;
+    }
+
+    /**
+     * A batch as runs: each key's messages in {@code seq} order (keys by their bytes, in the order they first
+     * appear), and each message without a key alone.
+     */
+    static List<List<ClaimedInboxMessage>> runs(List<ClaimedInboxMessage> batch) {
+        Map<ByteBuffer, List<ClaimedInboxMessage>> byKey = new LinkedHashMap<>();
+        List<List<ClaimedInboxMessage>> runs = new ArrayList<>();
+        for (ClaimedInboxMessage m : batch) {
+            byte[] key = m.orderingKey();
+            if (key == null) {
+                runs.add(List.of(m));
+            } else {
+                byKey.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayList<>()).add(m);
+            }
+        }
+        byKey.values().forEach(run -> {
+            run.sort(Comparator.comparingLong(m -> m.leased().seq()));
+            runs.add(run);
+        });
+        return runs;
+    }
+
+    /** One run, one message after another; the messages after the first one not handled are not attempted. */
+    private Mono<List<Attempt<ClaimedInboxMessage>>> inOrder(List<ClaimedInboxMessage> run,
+            Batch<ClaimedInboxMessage> batch) {
+        return Mono.defer(() -> {
+            AtomicBoolean blocked = new AtomicBoolean(); // this subscription's; the run is sequential
+            return Flux.fromIterable(run)
+                    .concatMap(m -> Mono.defer(() -> blocked.get()
+                            ? Mono.just(notAttempted(m, "an earlier message of its key was not handled"))
+                            : attempt(m, batch).doOnNext(a -> blocked.set(!handled(a)))))
+                    .collectList();
+        });
+    }
+
+    /** Whether {@code attempt} handled its message: the handler succeeded, and a completion it wrote was applied. */
+    private static boolean handled(Attempt<ClaimedInboxMessage> attempt) {
+        return switch (attempt) {
+            case Attempt.Dispatched<ClaimedInboxMessage> d -> d.result() instanceof DispatchResult.Published;
+            case Attempt.Written<ClaimedInboxMessage> w -> w.result().isApplied();
+        };
+    }
+
+    private Mono<Attempt<ClaimedInboxMessage>> attempt(ClaimedInboxMessage m, Batch<ClaimedInboxMessage> batch) {
+        if (batch.stopping()) {
+            return Mono.just(notAttempted(m, "inbox shutting down"));
+        }
+        return handle(m, batch).flatMap(this::deadLetterTopicFirst);
+    }
+
+    /**
+     * {@code attempt}, after its message was published to the dead-letter topic when the loop will dead-letter it
+     * (the domain's decision is a pure function of the result, the attempts and the policy, so it is the loop's).
+     */
+    private Mono<Attempt<ClaimedInboxMessage>> deadLetterTopicFirst(Attempt<ClaimedInboxMessage> attempt) {
+        if (deadLetters != null && attempt instanceof Attempt.Dispatched<ClaimedInboxMessage> d
+                && DispatchDecision.decide(d.result(), d.message().leased().attempts(), settings.retryPolicy())
+                        instanceof Transition.DeadLetter dead) {
+            return deadLetters.publish(d.message(), dead.reason()).thenReturn(attempt);
+        }
+        return Mono.just(attempt);
     }
 
     private Mono<Attempt<ClaimedInboxMessage>> handle(ClaimedInboxMessage m, Batch<ClaimedInboxMessage> batch) {
@@ -80,8 +175,8 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
         return new Attempt.Dispatched<>(m, result);
     }
 
-    private static Attempt<ClaimedInboxMessage> notAttempted(ClaimedInboxMessage m) {
-        return dispatched(m, new DispatchResult.NotAttempted("inbox shutting down"));
+    private static Attempt<ClaimedInboxMessage> notAttempted(ClaimedInboxMessage m, String reason) {
+        return dispatched(m, new DispatchResult.NotAttempted(reason));
     }
 
     /** Classifies a failure once: what the handler said, what the database said, else transient. */

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code dispatcher.lease.expirations{queue}}</li>
  *   <li>{@code dispatcher.inbox.poison{consumer}}: records the inbox stored dead-lettered because they could not be
  *       stored as received</li>
+ *   <li>{@code dispatcher.dead.letter.topic.failures{queue, topic}}: dead-lettered messages their dead-letter topic
+ *       did not take (dead-lettered in the table alone)</li>
  * </ul>
  * Thread-safe.
  */
@@ -189,6 +191,20 @@ public final class DispatcherMetrics {
         Counter.builder("dispatcher.inbox.poison")
                 .description("Inbox records stored dead-lettered because they could not be stored as received")
                 .tag("consumer", consumer)
+                .register(registry)
+                .increment(count);
+    }
+
+    /**
+     * Counts {@code count} dead-lettered messages of {@code queue} that could not be published to their dead-letter
+     * topic {@code topic} (they are dead-lettered in the table alone). Called with 0 when a queue with a dead-letter
+     * topic starts, so the series exists before the first failure (as {@link #inboxPoison}).
+     */
+    public void deadLetterTopicFailures(Queue queue, String topic, long count) {
+        Counter.builder("dispatcher.dead.letter.topic.failures")
+                .description("Dead-lettered messages their dead-letter topic did not take")
+                .tag("queue", queue.tag())
+                .tag("topic", topic)
                 .register(registry)
                 .increment(count);
     }

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.store;
 
 import dev.dispatcher.domain.LeasedMessage;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -35,5 +36,13 @@ public record ClaimedInboxMessage(LeasedMessage leased, String consumer, String 
     /** The text key, or null (no key, or a key that is not text: {@link #keyBytes()}). */
     public String key() {
         return leased.key();
+    }
+
+    /**
+     * The key as per-key order knows it, its bytes: a text key's UTF-8, or a key's own bytes when it is not text; null
+     * for a record without a key. Two rows have the same key exactly when these are equal.
+     */
+    public byte[] orderingKey() {
+        return keyBytes != null ? keyBytes.clone() : key() != null ? key().getBytes(StandardCharsets.UTF_8) : null;
     }
 }

@@ -23,15 +23,34 @@ public interface InboxStore {
      * Stores {@code records} for {@code consumer} in one statement, skipping ids already stored; a record with a
      * {@linkplain InboxRecord#deadLetterReason() dead-letter reason} is stored {@code DEAD_LETTERED} with it. Emits
      * the ids this call inserted; every other input record is a duplicate. One value the database refuses fails the
-     * whole statement, and nothing of it is written.
+     * whole statement, and nothing of it is written. Stored in (topic, partition, offset) order, so a partition's
+     * rows take their {@code seq}s in offset order.
      */
-    Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records);
+    default Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records) {
+        return store(consumer, records, Ordering.NONE);
+    }
+
+    /**
+     * {@link #store(String, List)} for a consumer with {@code ordering}: with {@link Ordering#PER_KEY} the statement
+     * holds the consumer's lock of each key it stores from before its rows take their {@code seq} until they commit,
+     * so a key's rows commit in seq order across instances, topics and partitions (what the per-key claim relies on).
+     */
+    Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records, Ordering ordering);
 
     /** Whether {@code consumer} has at least {@code bound} live rows. */
     Mono<Boolean> backlogAtLeast(String consumer, long bound);
 
-    /** The rows of {@code consumer}, as the claim loop's port. */
-    Consumer consumer(String consumer);
+    /** The rows of {@code consumer}, as the claim loop's port, claimed without regard to keys. */
+    default Consumer consumer(String consumer) {
+        return consumer(consumer, Ordering.NONE);
+    }
+
+    /**
+     * The rows of {@code consumer}, as the claim loop's port, claimed with {@code ordering}: with {@link
+     * Ordering#PER_KEY} a key's rows are leased one run at a time from its head, in {@code seq} order (the key is its
+     * bytes: a text key's UTF-8 or a binary key's own; rows without a key are unordered).
+     */
+    Consumer consumer(String consumer, Ordering ordering);
 
     /** One consumer's rows. */
     interface Consumer extends LeasedQueue<ClaimedInboxMessage> {

@@ -14,6 +14,7 @@ import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Result;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -47,7 +49,7 @@ final class R2dbcInboxStore implements InboxStore {
     }
 
     @Override
-    public Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records) {
+    public Mono<Set<MessageId>> store(String consumer, List<InboxRecord> records, Ordering ordering) {
         if (records.isEmpty()) {
             return Mono.just(Set.of());
         }
@@ -81,6 +83,7 @@ final class R2dbcInboxStore implements InboxStore {
                             .bind("$1", consumer).bind("$2", ids).bind("$3", topics).bind("$4", partitions)
                             .bind("$5", offsets).bind("$6", keys).bind("$7", types).bind("$8", headers)
                             .bind("$9", payloads).bind("$10", keyBytes).bind("$11", reasons)
+                            .bind("$12", ordering == Ordering.PER_KEY)
                             .execute())
                     .flatMap(r -> r.map(row -> MessageId.of(row.get("message_id", String.class)))))
                     .collect(HashSet<MessageId>::new, Set::add)
@@ -99,8 +102,9 @@ final class R2dbcInboxStore implements InboxStore {
     }
 
     @Override
-    public Consumer consumer(String consumer) {
-        return new ConsumerRows(Objects.requireNonNull(consumer, "consumer"));
+    public Consumer consumer(String consumer, Ordering ordering) {
+        return new ConsumerRows(Objects.requireNonNull(consumer, "consumer"), Objects.requireNonNull(ordering,
+                "ordering"));
     }
 
     @Override
@@ -108,15 +112,22 @@ final class R2dbcInboxStore implements InboxStore {
         return "R2dbcInboxStore";
     }
 
-    /** One consumer's rows; every statement is scoped by {@code consumer_name}. */
+    /**
+     * One consumer's rows; every statement is scoped by {@code consumer_name}. Thread-safe; the per-key walk cursor
+     * is the only shared state.
+     */
     private final class ConsumerRows implements Consumer {
 
         private final String consumer;
+        private final Ordering ordering;
         /** Fast Deliver of a batch, the classified statement for the rest ({@link LeasedTransitions}). */
         private final LeasedTransitions transitions;
+        /** Where the next per-key walk starts; written after each claim, read by the next. Owner: these rows. */
+        private final AtomicReference<byte[]> keyCursor = new AtomicReference<>(new byte[0]);
 
-        ConsumerRows(String consumer) {
+        ConsumerRows(String consumer, Ordering ordering) {
             this.consumer = consumer;
+            this.ordering = ordering;
             this.transitions = new LeasedTransitions(Queue.INBOX, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE,
                     InboxSql.DELIVER_LEASED, InboxSql.DELIVER_ONE, false, consumer);
         }
@@ -133,12 +144,28 @@ final class R2dbcInboxStore implements InboxStore {
 
         @Override
         public Mono<List<ClaimedInboxMessage>> claim(String owner, int limit, Duration lease) {
-            return Connections.inIndexOrder(connections, c -> Flux.from(c.createStatement(InboxSql.CLAIM)
-                            .bind("$1", consumer).bind("$2", owner).bind("$3", lease.toMillis()).bind("$4", limit)
-                            .execute())
-                    .flatMap(r -> r.map(R2dbcInboxStore::claimed)))
-                    // in seq order: an UPDATE's RETURNING order follows its plan, not the claim's ORDER BY
-                    .collectSortedList(Comparator.comparingLong(m -> m.leased().seq()));
+            return switch (ordering) {
+                // reads the consumer's live index in seq order, planned per call (Connections.inIndexOrder)
+                case NONE -> Connections.inIndexOrder(connections, c -> Flux.from(c.createStatement(InboxSql.CLAIM)
+                                .bind("$1", consumer).bind("$2", owner).bind("$3", lease.toMillis())
+                                .bind("$4", limit)
+                                .execute())
+                        .flatMap(r -> r.map(R2dbcInboxStore::claimed)))
+                        .collectSortedList(BY_SEQ);
+                // the outbox's per-key walk: one descent of the key index per key, with its cached generic plan in
+                // autocommit (GenericPlanIT, SchemaIT check it on skewed and drained statistics)
+                case PER_KEY -> Mono.defer(() -> {
+                    byte[] cursor = keyCursor.get();
+                    return Connections.autoCommit(connections, c -> Flux.from(c
+                                    .createStatement(InboxSql.CLAIM_PER_KEY)
+                                    .bind("$1", owner).bind("$2", lease.toMillis()).bind("$3", limit)
+                                    .bind("$4", cursor).bind("$5", consumer)
+                                    .execute())
+                            .flatMap(r -> r.map(R2dbcInboxStore::claimed)))
+                            .collectSortedList(BY_SEQ)
+                            .doOnNext(batch -> keyCursor.set(nextCursor(cursor, batch)));
+                });
+            };
         }
 
         @Override
@@ -197,6 +224,31 @@ final class R2dbcInboxStore implements InboxStore {
         public String toString() {
             return "inbox consumer " + consumer;
         }
+    }
+
+    /** In seq order: an UPDATE's RETURNING order follows its plan, not the claim's ORDER BY. */
+    private static final Comparator<ClaimedInboxMessage> BY_SEQ = Comparator.comparingLong(m -> m.leased().seq());
+
+    /**
+     * Where the walk after {@code batch} starts: the greatest key claimed after the cursor, else the greatest claimed
+     * (the walk wrapped), else the start. Keys compare as PostgreSQL compares {@code bytea}, byte by byte unsigned.
+     */
+    static byte[] nextCursor(byte[] cursor, List<ClaimedInboxMessage> batch) {
+        byte[] after = null;
+        byte[] any = null;
+        for (ClaimedInboxMessage m : batch) {
+            byte[] key = m.orderingKey();
+            if (key == null) {
+                continue;
+            }
+            if (Arrays.compareUnsigned(key, cursor) > 0 && (after == null || Arrays.compareUnsigned(key, after) > 0)) {
+                after = key;
+            }
+            if (any == null || Arrays.compareUnsigned(key, any) > 0) {
+                any = key;
+            }
+        }
+        return after != null ? after : any != null && Arrays.compareUnsigned(any, cursor) < 0 ? any : new byte[0];
     }
 
     private static ClaimedInboxMessage claimed(Readable row) {

@@ -1,6 +1,7 @@
-// Inbox consumers: each configured consumer with its backlog, oldest live age and dead letters. Choosing one lists
-// its dead letters a page at a time (GET /v1/inbox/{consumer}/dead-letters) with the reason and the raw key (text,
-// or the bytes in hex for a key that is not text, such as an Avro key), each replayable with If-Match set to the
+// Inbox consumers: each configured consumer with its options (ordering: per-key or none; the dead-letter topic, or
+// off), its backlog, oldest live age and dead letters. Choosing one lists its dead letters a page at a time
+// (GET /v1/inbox/{consumer}/dead-letters) with the reason and the raw key (text, or the bytes in hex for a key that
+// is not text, such as an Avro key), each replayable with If-Match set to the
 // version listed (a row that changed since shows the API's 409 and its current row), and bulk replay by filter.
 // A VIEWER sees the lists only. A dead letter whose value was not stored (over the consumer's limit, or refused by the database) cannot be
 // replayed: its record is re-published from the topic, partition and offset shown.
@@ -34,11 +35,13 @@ async function loadConsumers(body) {
       return;
     }
     fill(body, h('table', { id: 'consumers-table' },
-      h('thead', {}, h('tr', {}, ['Consumer', 'Topics', 'Group', 'Handler', 'Pending', 'Retry scheduled',
-        'Oldest live', 'Dead letters'].map((t) => h('th', {}, t)))),
+      h('thead', {}, h('tr', {}, ['Consumer', 'Topics', 'Group', 'Handler', 'Ordering', 'Dead-letter topic',
+        'Pending', 'Retry scheduled', 'Oldest live', 'Dead letters'].map((t) => h('th', {}, t)))),
       h('tbody', {}, items.map((c) => h('tr', { 'data-consumer': c.name },
         h('td', {}, h('a', { href: '#/inbox' + query({ consumer: c.name }) }, c.name)),
         h('td', {}, c.topics.join(', ')), h('td', { class: 'mono' }, c.groupId), h('td', {}, c.handler),
+        h('td', { class: 'ordering' }, c.ordering),
+        h('td', { class: 'mono dead-letter-topic' }, c.deadLetterTopic ?? 'off'),
         h('td', { class: 'num' }, number(c.pending)), h('td', { class: 'num' }, number(c.retryScheduled)),
         h('td', { class: 'num' }, age(c.oldestLiveAgeMs)),
         h('td', { class: 'num dead-count' }, number(c.deadLettered)))))));

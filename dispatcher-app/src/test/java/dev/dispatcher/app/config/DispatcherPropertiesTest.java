@@ -291,6 +291,51 @@ class DispatcherPropertiesTest {
     }
 
     @Test
+    void inboxConsumerOrderingAndDeadLetterTopicTakeTheirDefaultsAndNameThePropertyWhenBad() {
+        Consumer defaults = bind(properties(
+                "dispatcher.inbox.consumers[0].name", "billing",
+                "dispatcher.inbox.consumers[0].topics", "orders",
+                "dispatcher.inbox.consumers[0].handler", "local")).inbox().consumers().getFirst();
+        assertThat(defaults.ordering()).isEqualTo(dev.dispatcher.app.store.Ordering.NONE);
+        assertThat(defaults.deadLetterTopic()).isEmpty();
+        assertThat(defaults.deadLetters()).isNull();
+
+        Consumer set = bind(properties(
+                "dispatcher.inbox.consumers[0].name", "billing",
+                "dispatcher.inbox.consumers[0].topics", "orders,refunds",
+                "dispatcher.inbox.consumers[0].handler", "local",
+                "dispatcher.inbox.consumers[0].ordering", "per-key",
+                "dispatcher.inbox.consumers[0].dead-letter-topic", "{topic}.DLT")).inbox().consumers().getFirst();
+        assertThat(set.ordering()).isEqualTo(dev.dispatcher.app.store.Ordering.PER_KEY);
+        assertThat(set.deadLetters().resolve("refunds")).isEqualTo("refunds.DLT");
+
+        for (String[] bad : new String[][] {
+                {"{topic} DLT", "must be a Kafka topic name (letters, digits, '.', '_' or '-', at most 249) in which"
+                        + " {topic} stands for the message's topic, but was '{topic} DLT'"},
+                {"{topc}.DLT", "must be a Kafka topic name (letters, digits, '.', '_' or '-', at most 249) in which"
+                        + " {topic} stands for the message's topic, but was '{topc}.DLT'"},
+                {"{topic}", "must name another topic than the message's own ({topic}.DLT, say), but was '{topic}'"},
+                {"orders", "must not be the message's own topic ('orders'), but was 'orders'"},
+                {"{topic}." + "d".repeat(247), "must give a topic name of at most 249 characters, but gives 254 for"
+                        + " topic 'orders', but was '{topic}." + "d".repeat(247) + "'"}}) {
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> bindUnwrapped(properties(
+                            "dispatcher.inbox.consumers[0].name", "billing",
+                            "dispatcher.inbox.consumers[0].topics", "orders",
+                            "dispatcher.inbox.consumers[0].handler", "local",
+                            "dispatcher.inbox.consumers[0].dead-letter-topic", bad[0])))
+                    .withMessage("dispatcher.inbox.consumers[0].dead-letter-topic " + bad[1]);
+        }
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.inbox.consumers[0].name", "billing",
+                        "dispatcher.inbox.consumers[0].topics", "orders",
+                        "dispatcher.inbox.consumers[0].handler", "local",
+                        "dispatcher.inbox.consumers[0].ordering", "by-key")))
+                .withMessageContaining("by-key");
+    }
+
+    @Test
     void consumerRetryFallsBackToTheGlobalRetryValueByValue() {
         DispatcherProperties properties = bind(properties(
                 "dispatcher.retry.max-attempts", "7",

@@ -99,7 +99,12 @@ class ConsoleAndReadEndpointsIT extends OpsTestSupport {
                 .jsonPath("$.items[0].handler").isEqualTo("webhook")
                 .jsonPath("$.items[0].deadLettered").value(n -> assertThat(((Number) n).longValue())
                         .isGreaterThanOrEqualTo(3))
-                .jsonPath("$.items[0].backlogTotal").isNumber();
+                .jsonPath("$.items[0].backlogTotal").isNumber()
+                .jsonPath("$.items[0].ordering").isEqualTo("none")
+                .jsonPath("$.items[0].deadLetterTopic").doesNotExist()
+                .jsonPath("$.items[1].name").isEqualTo(KEYED_CONSUMER)
+                .jsonPath("$.items[1].ordering").isEqualTo("per-key")
+                .jsonPath("$.items[1].deadLetterTopic").isEqualTo("{topic}.DLT");
         Map<?, ?> first = as(OPERATOR).get().uri("/v1/inbox/" + CONSUMER + "/dead-letters?limit=2")
                 .exchange().expectStatus().isOk()
                 .expectBody(Map.class).returnResult().getResponseBody();

@@ -252,6 +252,11 @@ class ConsoleBrowserIT extends OpsTestSupport {
         String row = "tr[data-consumer='" + CONSUMER + "']";
         browser.awaitText(row + " .dead-count", t -> number(t) >= 1, "the consumer's dead letters counted");
         assertThat(browser.text(row)).contains(TRACED_TOPIC).contains("webhook");
+        assertThat(browser.text(row + " .ordering")).isEqualTo("none");
+        assertThat(browser.text(row + " .dead-letter-topic")).isEqualTo("off");
+        String keyed = "tr[data-consumer='" + KEYED_CONSUMER + "']";
+        assertThat(browser.text(keyed + " .ordering")).as("the options of each consumer").isEqualTo("per-key");
+        assertThat(browser.text(keyed + " .dead-letter-topic")).isEqualTo("{topic}.DLT");
         browser.find(row + " a").click();
         assertThat(browser.text("#inbox-dead-letters-table")).contains("webhook answered 422");
         browser.screenshot("09-inbox");

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.InboxStore;
@@ -109,8 +110,18 @@ final class InboxFixture implements AutoCloseable {
     /** A started consumer on its own pool (application_name = worker id). */
     InboxConsumer consumer(RecordReceiver receiver, InboxHandler handler, InboxSettings settings,
             DispatcherMetrics metrics) {
+        return consumer(receiver, handler, settings, metrics, null);
+    }
+
+    /** {@link #consumer} publishing dead letters with {@code deadLetters} (closed with the fixture), or none. */
+    InboxConsumer consumer(RecordReceiver receiver, InboxHandler handler, InboxSettings settings,
+            DispatcherMetrics metrics, RecordPublisher deadLetters) {
+        if (deadLetters != null) {
+            closeables.add(deadLetters);
+        }
         ConnectionPool pool = pool(settings.workerId(), 12);
-        InboxConsumer consumer = new InboxConsumer(receiver, InboxStore.r2dbc(pool), handler, settings, metrics);
+        InboxConsumer consumer = new InboxConsumer(receiver, InboxStore.r2dbc(pool), handler, settings, metrics,
+                deadLetters);
         consumer.start();
         closeables.add(() -> consumer.stop().block(Duration.ofSeconds(30)));
         return consumer;
@@ -138,6 +149,26 @@ final class InboxFixture implements AutoCloseable {
 
     static InboxHandler effectHandler() {
         return effectHandler((m, c) -> Mono.empty());
+    }
+
+    /** A handler with only a remote effect (no transaction, as the webhook): {@code handle} for every message. */
+    static InboxHandler withoutTransaction(BiFunction<InboxMessage, HandlerContext, Mono<Void>> handle) {
+        return new InboxHandler() {
+            @Override
+            public String name() {
+                return "without-transaction";
+            }
+
+            @Override
+            public boolean transactional() {
+                return false;
+            }
+
+            @Override
+            public Mono<Void> handle(InboxMessage message, HandlerContext context) {
+                return handle.apply(message, context);
+            }
+        };
     }
 
     /** Sends and waits for the acknowledgement; {@code partition} may be null. */

@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
  */
 class InboxQueueContractIT extends LeasedQueueContract<ClaimedInboxMessage> {
 
-    private static final String CONSUMER = "contract";
+    static final String CONSUMER = "contract";
     private final AtomicLong offsets = new AtomicLong();
 
     @Override

@@ -46,12 +46,20 @@ final class RowLockRace implements AutoCloseable {
 
     /** Waits until some backend waits for our lock while running a statement on the table. */
     void awaitBlocked(Duration timeout) throws Exception {
+        awaitBlockedBy(jdbc, lockerPid, "%" + table + "%", timeout);
+    }
+
+    /**
+     * Waits until some backend whose statement is like {@code query} waits for a lock backend {@code pid} holds (a
+     * row lock, an advisory lock: {@code pg_blocking_pids}).
+     */
+    static void awaitBlockedBy(Jdbc jdbc, int pid, String query, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         try (Connection watcher = jdbc.open(); PreparedStatement s = watcher.prepareStatement("""
                 SELECT count(*) FROM pg_stat_activity
                  WHERE ? = ANY(pg_blocking_pids(pid)) AND query LIKE ?""")) {
-            s.setInt(1, lockerPid);
-            s.setString(2, "%" + table + "%");
+            s.setInt(1, pid);
+            s.setString(2, query);
             while (System.nanoTime() < deadline) {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();
@@ -62,7 +70,7 @@ final class RowLockRace implements AutoCloseable {
                 Thread.sleep(10);
             }
         }
-        throw new AssertionError("no statement blocked on the row lock within " + timeout);
+        throw new AssertionError("no statement blocked on the lock within " + timeout);
     }
 
     /** Runs {@code sql} with {@code args} inside the locking transaction, then commits. */

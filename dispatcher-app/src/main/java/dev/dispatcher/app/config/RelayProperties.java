@@ -21,6 +21,8 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  * @param claimLinger least time between two claims unless the earlier came back full: under a trickle of inserts,
  *     rows arriving within it share one claim instead of one claim each; under a stream faster than 500 rows a
  *     second the claim loop stretches it with the rate, up to 4 times ({@code ClaimLoop.stretchedLinger})
+ * @param missingTopicTimeout how long a topic may be missing (seen so by one instance, without a break) before its
+ *     rows are dead-lettered with the cause; until then they are held back, attempts unspent
  */
 public record RelayProperties(
         int batchSize,
@@ -29,7 +31,8 @@ public record RelayProperties(
         Duration leaseDuration,
         Duration pollInterval,
         Ordering ordering,
-        Duration claimLinger) {
+        Duration claimLinger,
+        Duration missingTopicTimeout) {
 
     public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
@@ -38,6 +41,7 @@ public record RelayProperties(
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
     public static final Ordering DEFAULT_ORDERING = Ordering.PER_KEY;
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+    public static final Duration DEFAULT_MISSING_TOPIC_TIMEOUT = Duration.ofMinutes(5);
 
     public RelayProperties {
         requireBetween("relay.batch-size", batchSize, 1, 10_000);
@@ -47,6 +51,7 @@ public record RelayProperties(
         requireBetween("relay.poll-interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(10));
         Objects.requireNonNull(ordering, "dispatcher.relay.ordering");
         requireBetween("relay.claim-linger", claimLinger, Duration.ZERO, Duration.ofSeconds(1));
+        requireBetween("relay.missing-topic-timeout", missingTopicTimeout, Duration.ofSeconds(1), Duration.ofDays(7));
     }
 
     /** The binding constructor: an absent value takes its default. */
@@ -58,7 +63,8 @@ public record RelayProperties(
             @Nullable Duration leaseDuration,
             @Nullable Duration pollInterval,
             @Nullable Ordering ordering,
-            @Nullable Duration claimLinger) {
+            @Nullable Duration claimLinger,
+            @Nullable Duration missingTopicTimeout) {
         this(
                 orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                 orDefault(maxInFlightBatches, DEFAULT_MAX_IN_FLIGHT_BATCHES).intValue(),
@@ -66,11 +72,12 @@ public record RelayProperties(
                 orDefault(leaseDuration, DEFAULT_LEASE_DURATION),
                 orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
                 orDefault(ordering, DEFAULT_ORDERING),
-                orDefault(claimLinger, DEFAULT_CLAIM_LINGER));
+                orDefault(claimLinger, DEFAULT_CLAIM_LINGER),
+                orDefault(missingTopicTimeout, DEFAULT_MISSING_TOPIC_TIMEOUT));
     }
 
     public static RelayProperties defaults() {
-        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null);
+        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null, (Duration) null);
     }
 
     /** Whether the relay keeps the order of one key's messages; bound from {@code per-key} and {@code none}. */

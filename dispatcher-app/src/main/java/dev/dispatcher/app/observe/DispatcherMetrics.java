@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  *       (seconds)</li>
  *   <li>timers {@code dispatcher.publish.latency} and {@code dispatcher.commit.to.publish}</li>
  *   <li>{@code dispatcher.lease.expirations{queue}}</li>
+ *   <li>{@code dispatcher.publish.failures{topic, cause}}: outbox rows a topic could not take, by the cause
+ *       classified where the error was seen ({@link PublishFailureCause})</li>
  * </ul>
  * Thread-safe.
  */
@@ -166,6 +168,51 @@ public final class DispatcherMetrics {
     public Totals totals(Queue queue) {
         LongAdder[] t = totals.get(queue);
         return new Totals(t[0].sum(), t[1].sum(), t[2].sum(), t[3].sum());
+    }
+
+    /**
+     * Why an outbox row could not be published, as the {@code cause} tag of {@code dispatcher.publish.failures}:
+     * the fixed values of DESIGN.md's metric list.
+     */
+    public enum PublishFailureCause {
+        UNKNOWN_TOPIC("unknown_topic"),
+        NOT_ENOUGH_REPLICAS("not_enough_replicas"),
+        TIMEOUT("timeout"),
+        RECORD_TOO_LARGE("record_too_large"),
+        AUTHORIZATION("authorization"),
+        OTHER("other");
+
+        private final String tag;
+
+        PublishFailureCause(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /** The tags of one {@code dispatcher.publish.failures} counter. */
+    private record PublishFailureKey(String topic, PublishFailureCause cause) {
+    }
+
+    private final ConcurrentMap<PublishFailureKey, Counter> publishFailures = new ConcurrentHashMap<>();
+
+    /**
+     * Counts {@code count} rows of {@code topic} that failed to publish, or were held back because their topic was
+     * failing, for {@code cause}.
+     */
+    public void publishFailures(String topic, PublishFailureCause cause, long count) {
+        if (count > 0) {
+            publishFailures.computeIfAbsent(new PublishFailureKey(topic, cause),
+                            key -> Counter.builder("dispatcher.publish.failures")
+                                    .description("Outbox rows a topic could not take, by cause")
+                                    .tag("topic", key.topic())
+                                    .tag("cause", key.cause().tag())
+                                    .register(registry))
+                    .increment(count);
+        }
     }
 
     /** Counts claims that took over an expired lease. */

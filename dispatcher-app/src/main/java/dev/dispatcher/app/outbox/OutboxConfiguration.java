@@ -66,6 +66,14 @@ public class OutboxConfiguration {
         return breaker;
     }
 
+    /** The relay's per-topic breakers ({@code topic:<name>}), exported beside the relay-wide one. */
+    @Bean
+    CircuitBreakerRegistry topicCircuitBreakers(MeterRegistry registry) {
+        CircuitBreakerRegistry breakers = CircuitBreakerRegistry.of(Relay.topicBreakerConfig());
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(registry);
+        return breakers;
+    }
+
     @Bean
     PauseSwitch pauseSwitch(ControlStore controlStore, DispatcherProperties properties) {
         return new PauseSwitch(controlStore, properties.relay().pollInterval());
@@ -73,12 +81,15 @@ public class OutboxConfiguration {
 
     @Bean(destroyMethod = "close")
     Relay relay(OutboxStore store, RecordPublisher publisher, CircuitBreaker relayCircuitBreaker,
-            DispatcherMetrics metrics, PauseSwitch pauseSwitch, DispatcherProperties properties) {
+            CircuitBreakerRegistry topicCircuitBreakers, DispatcherMetrics metrics, PauseSwitch pauseSwitch,
+            DispatcherProperties properties) {
         RelayProperties relay = properties.relay();
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
                 relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
-                ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger());
-        Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
+                ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger(),
+                relay.missingTopicTimeout());
+        Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, topicCircuitBreakers, metrics,
+                pauseSwitch);
         pauseSwitch.onChange(r::pauseChanged);
         return r;
     }

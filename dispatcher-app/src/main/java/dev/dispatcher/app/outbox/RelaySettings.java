@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param retryPolicy backoff and attempt limit
  * @param drainTimeout how long shutdown waits for in-flight batches
  * @param claimLinger least time between the starts of two claims, unless the earlier one came back full
+ * @param missingTopicTimeout how long a topic may be missing (as this relay sees it, without a break) before its
+ *     rows are dead-lettered
  */
 public record RelaySettings(
         String workerId,
@@ -30,16 +32,34 @@ public record RelaySettings(
         Ordering ordering,
         RetryPolicy retryPolicy,
         Duration drainTimeout,
-        Duration claimLinger) {
+        Duration claimLinger,
+        Duration missingTopicTimeout) {
 
     /** The default {@code claimLinger}, as {@code dispatcher.relay.claim-linger}. */
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
+    /** The default {@code missingTopicTimeout}, as {@code dispatcher.relay.missing-topic-timeout}. */
+    public static final Duration DEFAULT_MISSING_TOPIC_TIMEOUT = Duration.ofMinutes(5);
 
     public RelaySettings {
         Objects.requireNonNull(ordering, "ordering");
+        Objects.requireNonNull(missingTopicTimeout, "missingTopicTimeout");
     }
 
-    /** Settings with the default claim linger. */
+    /** Settings with the default missing-topic timeout. */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout, Duration claimLinger) {
+        this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
+                retryPolicy, drainTimeout, claimLinger, DEFAULT_MISSING_TOPIC_TIMEOUT);
+    }
+
+    /** These settings with another missing-topic timeout. */
+    public RelaySettings withMissingTopicTimeout(Duration timeout) {
+        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
+                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, timeout);
+    }
+
+    /** Settings with the default claim linger and missing-topic timeout. */
     public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
             Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
             Duration drainTimeout) {

@@ -21,7 +21,11 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.AbstractRecords;
+import org.apache.kafka.common.record.CompressionType;
+import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import reactor.core.publisher.Mono;
@@ -49,7 +53,9 @@ import reactor.core.scheduler.Schedulers;
  * result waits at most {@code max.block.ms} for acknowledgements: a record still unacknowledged then (a partition
  * without a leader, a broker gone) is reported as its topic timing out, so a batch is never held for the producer's
  * whole {@code delivery.timeout.ms}; the producer may still deliver it, and the row, given back, is sent again (at
- * least once).
+ * least once). A record larger than its topic takes ({@code max.message.bytes}, read with the topic's lookup) is
+ * refused before hand-off as too large: sent, it would not fail at once but be split and retried by the producer
+ * until {@code delivery.timeout.ms} whenever it shares a batch with another record of its partition.
  */
 final class KafkaClientsPublisher implements RecordPublisher {
 
@@ -64,6 +70,10 @@ final class KafkaClientsPublisher implements RecordPublisher {
     private final Duration ackTimeout;
     /** The result of a record still unacknowledged after {@link #ackTimeout}. */
     private final PublishResult.Failed unacknowledged;
+    /** The producer's {@code max.request.size}: above it the producer refuses a record itself. */
+    private final int maxRequestSize;
+    /** Whether the producer compresses (then a record's size on the broker is not known before it is sent). */
+    private final boolean compressed;
 
     KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
         this(producerProperties, adminProperties, Clock.systemUTC());
@@ -86,6 +96,10 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 props.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
         this.admin = Admin.create(adminProps);
         this.ackTimeout = maxBlock(props);
+        Object maxRequest = props.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        this.maxRequestSize = maxRequest == null ? 1_048_576 : Integer.parseInt(maxRequest.toString().trim());
+        Object compression = props.get(ProducerConfig.COMPRESSION_TYPE_CONFIG);
+        this.compressed = compression != null && !compression.toString().trim().equalsIgnoreCase("none");
         this.unacknowledged = new PublishResult.Failed(new SendFailure(FailureKind.UNAVAILABLE, Scope.TOPIC,
                 PublishFailureCause.TIMEOUT, "no acknowledgement from Kafka within " + ackTimeout));
         this.topics = new TopicReadiness(admin, promptProducer == producer ? List.of(producer)
@@ -178,10 +192,10 @@ final class KafkaClientsPublisher implements RecordPublisher {
      * ends the hand-off: each further send would block this thread up to {@code max.block.ms} for nothing.
      */
     private List<List<CompletableFuture<PublishResult>>> handOff(Producer<String, byte[]> producer, List<Lane> lanes,
-            Map<String, Optional<SendFailure>> refusals) {
+            Map<String, TopicReadiness.Readiness> readiness) {
         List<List<CompletableFuture<PublishResult>>> results = new ArrayList<>(lanes.size());
         Map<String, SendFailure> refused = new HashMap<>();
-        refusals.forEach((topic, refusal) -> refusal.ifPresent(failure -> refused.put(topic, failure)));
+        readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> refused.put(topic, failure)));
         boolean brokerDown = false;
         for (Lane lane : lanes) {
             List<CompletableFuture<PublishResult>> laneResults = new ArrayList<>(lane.records().size());
@@ -198,7 +212,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 } else if (refusal != null) {
                     result.complete(new PublishResult.Failed(refusal));
                 } else {
-                    send(producer, record, result);
+                    send(producer, record, readiness.get(record.topic()).maxMessageBytes(), result);
                 }
                 PublishResult now = result.getNow(null);
                 if (now instanceof PublishResult.Failed f && refusal == null) {
@@ -216,10 +230,24 @@ final class KafkaClientsPublisher implements RecordPublisher {
         return results;
     }
 
-    private void send(Producer<String, byte[]> producer, OutboundRecord record,
+    private void send(Producer<String, byte[]> producer, OutboundRecord record, int maxMessageBytes,
             CompletableFuture<PublishResult> result) {
+        ProducerRecord<String, byte[]> producerRecord = toProducerRecord(record);
+        if (maxMessageBytes < maxRequestSize && !compressed) {
+            int size = AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
+                    CompressionType.NONE, record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8),
+                    record.value(), producerRecord.headers().toArray());
+            if (size > maxMessageBytes) {
+                // the broker would refuse it, and the producer, splitting its batch again and again, would retry it
+                // until delivery.timeout.ms when it shares a batch (batch.size above the topic's limit)
+                result.complete(new PublishResult.Failed(KafkaFailures.classify(new RecordTooLargeException("The "
+                        + "record is " + size + " bytes when serialized, above the " + maxMessageBytes + " bytes topic '"
+                        + record.topic() + "' takes (max.message.bytes)"), record.topic())));
+                return;
+            }
+        }
         try {
-            producer.send(toProducerRecord(record), (metadata, error) -> {
+            producer.send(producerRecord, (metadata, error) -> {
                 if (error == null) {
                     result.complete(PublishResult.SENT);
                     return;
@@ -243,7 +271,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
 
     @Override
     public Mono<Optional<SendFailure>> checkTopic(String topic) {
-        return topics.readiness(topic).publishOn(Schedulers.parallel());
+        return topics.lookUpNow(topic).publishOn(Schedulers.parallel());
     }
 
     @Override

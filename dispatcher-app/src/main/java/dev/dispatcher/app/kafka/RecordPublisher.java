@@ -76,8 +76,8 @@ public interface RecordPublisher extends AutoCloseable {
 
     /**
      * Whether {@code topic} can take records now: empty when it can, else why not (missing, no partition with a
-     * leader or with enough in-sync replicas, not authorised, no answer in time). Answers may come from a short-lived
-     * cache; bounded; never errors. The default says every topic can.
+     * leader or with enough in-sync replicas, not authorised, no answer in time). Asks the cluster now, not a cache;
+     * bounded; never errors. The default says every topic can.
      */
     default Mono<Optional<SendFailure>> checkTopic(String topic) {
         return Mono.just(Optional.empty());

@@ -39,9 +39,9 @@ import reactor.core.publisher.Mono;
  * missing topic held every other topic's records back for {@code max.block.ms} on each hand-off. Here a topic is
  * looked up off that thread first: the admin client describes it (a missing topic answers {@code
  * UNKNOWN_TOPIC_OR_PARTITION} within a round trip; a topic none of whose partitions has a leader, or enough in-sync
- * replicas for {@code acks=all}, is refused too), and a topic that can take records is then looked up by each
- * producer ({@code partitionsFor}) on a bounded-elastic thread, so the producers hold its metadata before its first
- * send. Each lookup is bounded by {@code timeout}.
+ * replicas for {@code acks=all}, is refused too; its {@code max.message.bytes} is read on the way), and a topic that
+ * can take records is then looked up by each producer ({@code partitionsFor}) on a bounded-elastic thread, so the
+ * producers hold its metadata before its first send. Each lookup is bounded by {@code timeout}.
  *
  * <p>Answers are cached per topic: a ready topic stays ready until a send finds its metadata gone ({@link #refuse}:
  * a topic deleted while rows wait costs that one send up to {@code max.block.ms} on the send thread, once); a
@@ -60,8 +60,27 @@ final class TopicReadiness {
     private final Clock clock;
     private final ConcurrentMap<String, CompletableFuture<Answer>> topics = new ConcurrentHashMap<>();
 
-    /** A lookup's answer: empty when the topic can take records, else why not; and when it was given. */
-    private record Answer(Optional<SendFailure> refusal, Instant at) {
+    /**
+     * What a lookup says of one topic.
+     *
+     * @param refusal empty when the topic can take records, else why not
+     * @param maxMessageBytes the largest record batch the topic takes ({@code max.message.bytes}, the broker's
+     *     {@code message.max.bytes} unless the topic sets its own), {@link Integer#MAX_VALUE} when unknown
+     */
+    record Readiness(Optional<SendFailure> refusal, int maxMessageBytes) {
+
+        static Readiness refused(SendFailure failure) {
+            return new Readiness(Optional.of(failure), Integer.MAX_VALUE);
+        }
+    }
+
+    /** A lookup's answer and when it was given. */
+    private record Answer(Readiness readiness, Instant at) {
+    }
+
+    /** What the topic's configuration says: the parts a lookup uses. */
+    private record Limits(int minInSyncReplicas, int maxMessageBytes) {
+        static final Limits UNKNOWN = new Limits(1, Integer.MAX_VALUE);
     }
 
     /**
@@ -79,10 +98,10 @@ final class TopicReadiness {
     }
 
     /**
-     * For each of {@code names}: empty when the producers can take its records now, else why not. Cached answers
-     * come at once; the others after their lookup (bounded by the timeout). Never errors.
+     * For each of {@code names}: whether the producers can take its records now (else why not), and its record size
+     * limit. Cached answers come at once; the others after their lookup (bounded by the timeout). Never errors.
      */
-    Mono<Map<String, Optional<SendFailure>>> readiness(Set<String> names) {
+    Mono<Map<String, Readiness>> readiness(Set<String> names) {
         return Mono.defer(() -> {
             Instant now = clock.instant();
             Map<String, CompletableFuture<Answer>> answers = new HashMap<>(names.size() * 2);
@@ -100,9 +119,14 @@ final class TopicReadiness {
         });
     }
 
-    /** {@link #readiness} of one topic. */
-    Mono<Optional<SendFailure>> readiness(String topic) {
-        return readiness(Set.of(topic)).map(answers -> answers.get(topic));
+    /**
+     * Looks {@code topic} up now (joining a lookup under way), not from the cache, and caches the answer: for a probe,
+     * whose answer may decide that the topic's rows are dead-lettered. Never errors.
+     */
+    Mono<Optional<SendFailure>> lookUpNow(String topic) {
+        return Mono.defer(() -> Mono.fromFuture(topics.compute(topic,
+                        (name, known) -> known != null && !known.isDone() ? known : lookUp(name)), true))
+                .map(answer -> answer.readiness().refusal());
     }
 
     /**
@@ -111,12 +135,12 @@ final class TopicReadiness {
      * {@link #REFUSAL_TTL}. Cheap: safe on the producer's I/O thread.
      */
     void refuse(String topic, SendFailure failure) {
-        topics.put(topic, CompletableFuture.completedFuture(new Answer(Optional.of(failure), clock.instant())));
+        topics.put(topic, CompletableFuture.completedFuture(new Answer(Readiness.refused(failure), clock.instant())));
     }
 
-    private static Map<String, Optional<SendFailure>> refusals(Map<String, CompletableFuture<Answer>> answers) {
-        Map<String, Optional<SendFailure>> refusals = new HashMap<>(answers.size() * 2);
-        answers.forEach((name, answer) -> refusals.put(name, answer.join().refusal()));
+    private static Map<String, Readiness> refusals(Map<String, CompletableFuture<Answer>> answers) {
+        Map<String, Readiness> refusals = new HashMap<>(answers.size() * 2);
+        answers.forEach((name, answer) -> refusals.put(name, answer.join().readiness()));
         return refusals;
     }
 
@@ -126,7 +150,8 @@ final class TopicReadiness {
 
     private static boolean expired(CompletableFuture<Answer> known, Instant now) {
         Answer answer = known.getNow(null);
-        return answer != null && answer.refusal().isPresent() && !now.isBefore(answer.at().plus(REFUSAL_TTL));
+        return answer != null && answer.readiness().refusal().isPresent()
+                && !now.isBefore(answer.at().plus(REFUSAL_TTL));
     }
 
     /** Starts the lookup of {@code topic}: the admin request is only queued here; nothing blocks the caller. */
@@ -136,16 +161,19 @@ final class TopicReadiness {
                 .describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs(ms)).allTopicNames()
                 .thenApply(all -> all.get(topic)));
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        CompletableFuture<Integer> minInSync = plain(admin
+        CompletableFuture<Limits> limits = plain(admin
                 .describeConfigs(List.of(resource), new DescribeConfigsOptions().timeoutMs(ms)).all()
-                .thenApply(configs -> minInSyncReplicas(configs.get(resource))))
-                .exceptionally(e -> 1); // no right to read configs: the send itself will say
-        return described.thenCombine(minInSync, (description, minIsr) -> unusable(topic, description, minIsr))
-                .thenCompose(refusal -> refusal.isPresent() ? CompletableFuture.completedFuture(refusal)
-                        : CompletableFuture.supplyAsync(() -> lookUpInProducers(topic), lookups))
+                .thenApply(configs -> limits(configs.get(resource))))
+                .exceptionally(e -> Limits.UNKNOWN); // no right to read configs: the send itself will say
+        return described.thenCombine(limits, (description, known) -> unusable(topic, description,
+                        known.minInSyncReplicas()).map(Readiness::refused)
+                        .orElse(new Readiness(Optional.empty(), known.maxMessageBytes())))
+                .thenCompose(readiness -> readiness.refusal().isPresent()
+                        ? CompletableFuture.completedFuture(readiness)
+                        : CompletableFuture.supplyAsync(() -> lookUpInProducers(topic, readiness), lookups))
                 .orTimeout(timeout.multipliedBy(2).plusSeconds(1).toMillis(), TimeUnit.MILLISECONDS)
-                .handle((refusal, error) -> new Answer(
-                        error == null ? refusal : Optional.of(KafkaFailures.classify(error, topic)), clock.instant()));
+                .handle((readiness, error) -> new Answer(error == null ? readiness
+                        : Readiness.refused(KafkaFailures.classify(error, topic)), clock.instant()));
     }
 
     /**
@@ -166,14 +194,20 @@ final class TopicReadiness {
     }
 
     /** Runs on a bounded-elastic thread: each producer fetches the topic's metadata if it has none (bounded). */
-    private Optional<SendFailure> lookUpInProducers(String topic) {
+    private Readiness lookUpInProducers(String topic, Readiness readiness) {
         producers.forEach(producer -> producer.partitionsFor(topic));
-        return Optional.empty();
+        return readiness;
     }
 
-    private static int minInSyncReplicas(Config config) {
-        ConfigEntry entry = config == null ? null : config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
-        return entry == null || entry.value() == null ? 1 : Integer.parseInt(entry.value().trim());
+    private static Limits limits(Config config) {
+        return config == null ? Limits.UNKNOWN : new Limits(
+                intConfig(config, TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, 1),
+                intConfig(config, TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.MAX_VALUE));
+    }
+
+    private static int intConfig(Config config, String name, int absent) {
+        ConfigEntry entry = config.get(name);
+        return entry == null || entry.value() == null ? absent : Integer.parseInt(entry.value().trim());
     }
 
     /**

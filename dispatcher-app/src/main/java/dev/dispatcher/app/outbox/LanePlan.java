@@ -37,8 +37,11 @@ final class LanePlan {
         this.results = new DispatchResult[lane.messages().size()];
     }
 
-    /** Asks each of the lane's topics' breakers once, in lane order, and holds back the rows they refuse. */
-    static LanePlan of(PublishLanes.Lane lane, TopicBreakers topics, Instant now) {
+    /**
+     * Asks each of the lane's topics' breakers once, in lane order, and holds back the rows they refuse ({@code
+     * seenMissing}: the topics this hand-off's probe saw missing).
+     */
+    static LanePlan of(PublishLanes.Lane lane, TopicBreakers topics, Instant now, Set<String> seenMissing) {
         LanePlan plan = new LanePlan(lane);
         Set<String> refused = new HashSet<>();
         boolean blocked = false;
@@ -61,7 +64,7 @@ final class LanePlan {
             if (plan.permits.containsKey(topic)) {
                 plan.sent.add(i);
             } else {
-                plan.results[i] = topics.heldBack(topic, now);
+                plan.results[i] = topics.heldBack(topic, now, seenMissing);
                 blocked = lane.ordered();
             }
         }
@@ -93,7 +96,8 @@ final class LanePlan {
      * breaker: failed if a row met the topic unavailable, successful if a row reached Kafka's answer otherwise,
      * given back if none of the topic's rows was handed off.
      */
-    Outcome settle(List<PublishResult> published, TopicBreakers topics, Instant now, long elapsed) {
+    Outcome settle(List<PublishResult> published, TopicBreakers topics, Instant now, Set<String> seenMissing,
+            long elapsed) {
         Set<String> failedTopics = new HashSet<>();
         Set<String> answeredTopics = new HashSet<>();
         boolean brokerFailed = false;
@@ -116,7 +120,7 @@ final class LanePlan {
                 }
             }
             anyAttempted |= !(result instanceof PublishResult.NotSent);
-            results[i] = topics.result(topic, result, now);
+            results[i] = topics.result(topic, result, now, seenMissing);
         }
         permits.forEach((topic, breaker) -> {
             if (failedTopics.contains(topic)) {

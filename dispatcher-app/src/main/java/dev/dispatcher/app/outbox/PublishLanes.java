@@ -160,10 +160,11 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         }
         Set<String> names = new HashSet<>();
         group.forEach(lane -> lane.messages().forEach(m -> names.add(m.topic())));
-        return topics.probe(names).then(Mono.defer(() -> handOff(group, pace)));
+        return topics.probe(names).flatMap(seenMissing -> handOff(group, pace, seenMissing));
     }
 
-    private Mono<List<Attempt<ClaimedMessage>>> handOff(List<Lane> group, RecordPublisher.Pace pace) {
+    private Mono<List<Attempt<ClaimedMessage>>> handOff(List<Lane> group, RecordPublisher.Pace pace,
+            Set<String> seenMissing) {
         Instant planned = clock.instant();
         List<LanePlan> plans = new ArrayList<>(group.size());
         List<Attempt<ClaimedMessage>> attempts = new ArrayList<>();
@@ -172,7 +173,7 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
                 attempts.addAll(notAttempted(lane, "circuit breaker open"));
                 continue;
             }
-            LanePlan plan = LanePlan.of(lane, topics, planned);
+            LanePlan plan = LanePlan.of(lane, topics, planned, seenMissing);
             if (plan.handsOff()) {
                 plans.add(plan);
             } else {
@@ -194,7 +195,7 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
                     long elapsed = breaker.getCurrentTimestamp() - start;
                     List<LanePlan.Outcome> outcomes = new ArrayList<>(plans.size());
                     for (int i = 0; i < plans.size(); i++) {
-                        outcomes.add(plans.get(i).settle(results.get(i), topics, now, elapsed));
+                        outcomes.add(plans.get(i).settle(results.get(i), topics, now, seenMissing, elapsed));
                         attempts.addAll(attempts(plans.get(i), latency, now));
                     }
                     boolean brokerFailed = outcomes.stream().anyMatch(LanePlan.Outcome::brokerFailed);

@@ -16,9 +16,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -33,7 +35,9 @@ import reactor.core.publisher.Mono;
  * its breaker, one call per lane and topic, so one failing topic never stops another, nor the relay as a whole.
  * While a topic's breaker is open its rows are not handed off; at most once a {@link #PROBE_INTERVAL} a row's
  * arrival asks the publisher whether the topic takes records again ({@link RecordPublisher#checkTopic}, off the
- * send thread), and a yes half-opens the breaker. An outage ends with the topic's next published record.
+ * send thread), and a yes half-opens the breaker. An outage ends with the topic's next published record. A row is
+ * dead-lettered for a missing topic only on a fresh answer (the probe of its own hand-off), never on an older one
+ * that may predate the topic's creation.
  *
  * <p>Thread-safe: batches in flight use it concurrently; each topic's outage is one atomic reference.
  */
@@ -111,31 +115,45 @@ final class TopicBreakers {
 
     /**
      * Asks, for each of {@code names} whose breaker is open and whose probe is due, whether the topic takes records
-     * again, and half-opens its breaker if so. Bounded by the publisher's check; never errors.
+     * again, and half-opens its breaker if so; and, for each whose rows the missing-topic timeout would dead-letter,
+     * asks at once, due or not. Emits the topics this call saw missing: only those rows may be dead-lettered for a
+     * missing topic (an older answer may predate the topic's creation, and an operator who creates a topic and
+     * replays its rows at once must not see them dead-lettered again). Bounded by the publisher's check; never
+     * errors.
      */
-    Mono<Void> probe(Collection<String> names) {
-        return Flux.fromIterable(names).flatMap(this::probe).then();
+    Mono<Set<String>> probe(Collection<String> names) {
+        return Flux.fromIterable(names).flatMap(this::probe).collect(Collectors.toSet());
     }
 
-    private Mono<Void> probe(String name) {
+    private Mono<String> probe(String name) {
         return Mono.defer(() -> {
             Topic topic = topics.get(name);
-            if (topic == null || topic.breaker().getState() != CircuitBreaker.State.OPEN) {
+            if (topic == null) {
                 return Mono.empty();
             }
             Instant now = clock.instant();
             Instant due = topic.nextProbe().get();
-            if (now.isBefore(due) || !topic.nextProbe().compareAndSet(due, now.plus(PROBE_INTERVAL))) {
-                return Mono.empty(); // probed lately, or another batch is probing it now
+            boolean overdue = deadLetters(topic.outage().get(), now);
+            if (!overdue && (topic.breaker().getState() != CircuitBreaker.State.OPEN || now.isBefore(due)
+                    || !topic.nextProbe().compareAndSet(due, now.plus(PROBE_INTERVAL)))) {
+                return Mono.empty(); // healthy, probed lately, or another batch is probing it now
             }
-            return publisher.checkTopic(name).doOnNext(refusal -> {
+            return publisher.checkTopic(name).flatMap(refusal -> {
                 if (refusal.isPresent() && refusal.get().topicUnavailable()) {
                     failed(topic, refusal.get(), clock.instant());
-                } else {
-                    takesRecords(name, topic); // or fails each record for good (not authorised): let them meet it
+                    return refusal.get().cause() == PublishFailureCause.UNKNOWN_TOPIC ? Mono.just(name)
+                            : Mono.empty();
                 }
-            }).then();
+                takesRecords(name, topic); // or fails each record for good (not authorised): let them meet it
+                return Mono.empty();
+            });
         });
+    }
+
+    /** Whether {@code outage} has a missing topic's rows dead-lettered at {@code now}. */
+    private boolean deadLetters(Outage outage, Instant now) {
+        return outage != null && outage.missingSince() != null
+                && !now.isBefore(outage.missingSince().plus(missingTopicTimeout));
     }
 
     private void takesRecords(String name, Topic topic) {
@@ -150,7 +168,7 @@ final class TopicBreakers {
      * What a row of {@code name} gets when the topic's breaker refused its lane: the topic's outage rule, counted
      * as a publish failure with the outage's cause.
      */
-    DispatchResult heldBack(String name, Instant now) {
+    DispatchResult heldBack(String name, Instant now, Set<String> seenMissing) {
         Outage outage = topic(name).outage().get();
         if (outage == null) { // the outage ended meanwhile (another lane published): the row comes back soon
             metrics.publishFailures(name, PublishFailureCause.OTHER, 1);
@@ -158,7 +176,20 @@ final class TopicBreakers {
                     "topic '" + name + "' was failing (its circuit breaker was open)");
         }
         metrics.publishFailures(name, outage.failure().cause(), 1);
-        return outage.rule(name).result(now, missingTopicTimeout);
+        return rule(name, outage, now, seenMissing);
+    }
+
+    /**
+     * The outage rule's result, but a dead letter for a missing topic only when this hand-off's own probe saw it
+     * missing; otherwise the row comes back after the shortest deferral, and that probe decides.
+     */
+    private DispatchResult rule(String name, Outage outage, Instant now, Set<String> seenMissing) {
+        DispatchResult result = outage.rule(name).result(now, missingTopicTimeout);
+        if (result instanceof DispatchResult.Failed && !seenMissing.contains(name)) {
+            return new DispatchResult.Deferred(TopicOutage.MIN_DEFERRAL, outage.failure().description()
+                    + ", missing past the missing-topic timeout; dead-lettered once seen missing again");
+        }
+        return result;
     }
 
     /**
@@ -166,7 +197,7 @@ final class TopicBreakers {
      * the failure's kind and scope say (a failure of the topic's own scope goes by the topic's outage rule).
      * Updates the topic's outage and counts every failure.
      */
-    DispatchResult result(String name, PublishResult result, Instant now) {
+    DispatchResult result(String name, PublishResult result, Instant now, Set<String> seenMissing) {
         return switch (result) {
             case PublishResult.Sent sent -> {
                 Topic topic = topics.get(name);
@@ -184,7 +215,7 @@ final class TopicBreakers {
                     case TRANSIENT -> new DispatchResult.Failed(FailureKind.TRANSIENT, failure.description());
                     case UNAVAILABLE -> switch (failure.scope()) {
                         case BROKER -> new DispatchResult.Failed(FailureKind.UNAVAILABLE, failure.description());
-                        case TOPIC -> failed(topic(name), failure, now).rule(name).result(now, missingTopicTimeout);
+                        case TOPIC -> rule(name, failed(topic(name), failure, now), now, seenMissing);
                         // nothing classes a record alone as unavailable; if something did, retrying it is safe
                         case RECORD -> new DispatchResult.Failed(FailureKind.TRANSIENT, failure.description());
                     };

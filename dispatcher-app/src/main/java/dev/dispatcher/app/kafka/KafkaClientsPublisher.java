@@ -28,6 +28,7 @@ import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -154,13 +155,57 @@ final class KafkaClientsPublisher implements RecordPublisher {
         Set<String> names = new HashSet<>();
         lanes.forEach(lane -> lane.records().forEach(record -> names.add(record.topic())));
         return topics.readiness(names)
-                .flatMap(refusals -> Mono.fromCallable(() -> handOff(chosen, lanes, refusals))
+                .flatMap(readiness -> withFreshLimits(lanes, readiness))
+                .flatMap(readiness -> Mono.fromCallable(() -> handOff(chosen, lanes, readiness))
                         .subscribeOn(sendScheduler))
                 .flatMap(futures -> Mono.fromFuture(CompletableFuture
                                 .allOf(futures.stream().flatMap(List::stream).toArray(CompletableFuture[]::new)), true)
                         .timeout(ackTimeout, Mono.empty(), Schedulers.parallel())
                         .then(Mono.fromSupplier(() -> settle(lanes, futures))))
                 .publishOn(Schedulers.parallel());
+    }
+
+    /**
+     * {@code readiness}, with the topics looked up again (not from the cache) whose cached {@code max.message.bytes}
+     * a record of the hand-off exceeds: a record is refused as too large only on the topic's current limit. Only
+     * topics whose limit is below the producer's {@code max.request.size} are checked at all.
+     */
+    private Mono<Map<String, TopicReadiness.Readiness>> withFreshLimits(List<Lane> lanes,
+            Map<String, TopicReadiness.Readiness> readiness) {
+        Set<String> oversized = new HashSet<>();
+        for (Lane lane : lanes) {
+            for (OutboundRecord record : lane.records()) {
+                int limit = limit(readiness.get(record.topic()).maxMessageBytes());
+                if (limit != Integer.MAX_VALUE && !oversized.contains(record.topic()) && size(record) > limit) {
+                    oversized.add(record.topic()); // the size is only computed for a topic with a lower limit
+                }
+            }
+        }
+        if (oversized.isEmpty()) {
+            return Mono.just(readiness);
+        }
+        return Flux.fromIterable(oversized)
+                .flatMap(topic -> topics.lookUpNow(topic).map(fresh -> Map.entry(topic, fresh)))
+                .collectList()
+                .map(fresh -> {
+                    Map<String, TopicReadiness.Readiness> merged = new HashMap<>(readiness);
+                    fresh.forEach(e -> merged.put(e.getKey(), e.getValue()));
+                    return merged;
+                });
+    }
+
+    /** The size limit Dispatcher checks for a topic: none where the producer's own limit is the lower one. */
+    private int limit(int maxMessageBytes) {
+        return compressed || maxMessageBytes >= maxRequestSize ? Integer.MAX_VALUE : maxMessageBytes;
+    }
+
+    /** An upper bound of {@code record}'s size in a record batch of its own, as the producer estimates it. */
+    private static int size(OutboundRecord record) {
+        RecordHeaders headers = new RecordHeaders();
+        record.headers().forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
+        return AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE,
+                record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8), record.value(),
+                headers.toArray());
     }
 
     /**
@@ -232,11 +277,8 @@ final class KafkaClientsPublisher implements RecordPublisher {
 
     private void send(Producer<String, byte[]> producer, OutboundRecord record, int maxMessageBytes,
             CompletableFuture<PublishResult> result) {
-        ProducerRecord<String, byte[]> producerRecord = toProducerRecord(record);
-        if (maxMessageBytes < maxRequestSize && !compressed) {
-            int size = AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE,
-                    CompressionType.NONE, record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8),
-                    record.value(), producerRecord.headers().toArray());
+        if (limit(maxMessageBytes) != Integer.MAX_VALUE) {
+            int size = size(record);
             if (size > maxMessageBytes) {
                 // the broker would refuse it, and the producer, splitting its batch again and again, would retry it
                 // until delivery.timeout.ms when it shares a batch (batch.size above the topic's limit)
@@ -247,7 +289,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
             }
         }
         try {
-            producer.send(producerRecord, (metadata, error) -> {
+            producer.send(toProducerRecord(record), (metadata, error) -> {
                 if (error == null) {
                     result.complete(PublishResult.SENT);
                     return;
@@ -271,7 +313,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
 
     @Override
     public Mono<Optional<SendFailure>> checkTopic(String topic) {
-        return topics.lookUpNow(topic).publishOn(Schedulers.parallel());
+        return topics.lookUpNow(topic).map(TopicReadiness.Readiness::refusal).publishOn(Schedulers.parallel());
     }
 
     @Override

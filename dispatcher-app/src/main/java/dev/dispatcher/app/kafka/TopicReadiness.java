@@ -121,12 +121,13 @@ final class TopicReadiness {
 
     /**
      * Looks {@code topic} up now (joining a lookup under way), not from the cache, and caches the answer: for a probe,
-     * whose answer may decide that the topic's rows are dead-lettered. Never errors.
+     * whose answer may decide that the topic's rows are dead-lettered, and before a record is refused as larger than
+     * the topic takes (an operator may just have raised the topic's limit to let it through). Never errors.
      */
-    Mono<Optional<SendFailure>> lookUpNow(String topic) {
+    Mono<Readiness> lookUpNow(String topic) {
         return Mono.defer(() -> Mono.fromFuture(topics.compute(topic,
                         (name, known) -> known != null && !known.isDone() ? known : lookUp(name)), true))
-                .map(answer -> answer.readiness().refusal());
+                .map(Answer::readiness);
     }
 
     /**

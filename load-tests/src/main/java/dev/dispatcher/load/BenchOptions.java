@@ -35,24 +35,29 @@ import java.util.Map;
  * @param bootstrap an external Kafka's bootstrap servers, or null for the in-process broker
  * @param serviceArgs blackbox mode: extra command-line arguments of the service ({@code --service-args "--a=1 --b=2"},
  *     settings the harness does not set itself), for tuning experiments; empty by default
+ * @param poisonTopic drain and blackbox modes ({@code --poison-topic}): also drain the N rows with one row for a
+ *     missing topic first among them, and report that rate beside the clean one
+ * @param failingKey drain mode ({@code --failing-key}): also drain N rows of 64 keys whose {@code key-0} fails on
+ *     every attempt (injected at the publisher's boundary), and report the other 63 keys' rate beside a drain of
+ *     those 63 keys alone
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
         int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
         String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
-        String pgPassword, String bootstrap, List<String> serviceArgs) {
+        String pgPassword, String bootstrap, List<String> serviceArgs, boolean poisonTopic, boolean failingKey) {
 
     /** These options with another {@code --duration-s}. */
     BenchOptions withDuration(Duration d) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate, d,
                 baseline, claimLinger, warmup, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl, pgUser,
-                pgPassword, bootstrap, serviceArgs);
+                pgPassword, bootstrap, serviceArgs, poisonTopic, failingKey);
     }
 
     /** These options with {@code warmup} messages, the number a warm-up really drained (for the RESULT). */
     BenchOptions withWarmup(int drained) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate,
                 duration, baseline, claimLinger, drained, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl,
-                pgUser, pgPassword, bootstrap, serviceArgs);
+                pgUser, pgPassword, bootstrap, serviceArgs, poisonTopic, failingKey);
     }
 
     static BenchOptions parse(String[] args) {
@@ -62,13 +67,13 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
                     + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
                     + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port] "
-                    + "[--service-args \"--name=value ...\"]");
+                    + "[--service-args \"--name=value ...\"] [--poison-topic] [--failing-key]");
         }
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < args.length; i++) {
             String name = args[i].replaceFirst("^--", "");
-            if (name.equals("quick")) {
-                o.put("quick", "true");
+            if (FLAGS.contains(name)) {
+                o.put(name, "true");
             } else if (i + 1 < args.length) {
                 o.put(name, args[++i]);
             } else {
@@ -104,8 +109,12 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 Integer.parseInt(o.getOrDefault("fail-every", "0")),
                 o.get("pg-url"), o.getOrDefault("pg-user", "postgres"), o.getOrDefault("pg-password", "postgres"),
                 o.get("bootstrap"),
-                o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of());
+                o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of(),
+                o.containsKey("poison-topic"), o.containsKey("failing-key"));
     }
+
+    /** Options that take no value. */
+    private static final List<String> FLAGS = List.of("quick", "poison-topic", "failing-key");
 
     /** SQL expression for the key of generated row {@code g} (1-based). */
     String keyExpression() {

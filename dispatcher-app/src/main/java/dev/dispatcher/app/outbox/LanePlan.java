@@ -87,8 +87,11 @@ final class LanePlan {
         return new RecordPublisher.Lane(records, lane.ordered());
     }
 
-    /** What the publisher reported for the handed-off rows ({@code published}, index by index). */
-    record Outcome(boolean brokerFailed, boolean anySent, boolean anyAttempted) {
+    /**
+     * What a lane's hand-off came to, for the relay-wide breaker: whether a row met the broker unavailable, and
+     * whether any row was published.
+     */
+    record Outcome(boolean brokerFailed, boolean anySent) {
     }
 
     /**
@@ -102,7 +105,6 @@ final class LanePlan {
         Set<String> answeredTopics = new HashSet<>();
         boolean brokerFailed = false;
         boolean anySent = false;
-        boolean anyAttempted = false;
         for (int j = 0; j < sent.size(); j++) {
             int i = sent.get(j);
             String topic = lane.messages().get(i).topic();
@@ -119,7 +121,6 @@ final class LanePlan {
                 case PublishResult.NotSent n -> {
                 }
             }
-            anyAttempted |= !(result instanceof PublishResult.NotSent);
             results[i] = topics.result(topic, result, now, seenMissing);
         }
         permits.forEach((topic, breaker) -> {
@@ -131,7 +132,7 @@ final class LanePlan {
                 breaker.releasePermission();
             }
         });
-        return new Outcome(brokerFailed, anySent, anyAttempted);
+        return new Outcome(brokerFailed, anySent);
     }
 
     /** Gives every topic permission back (the hand-off was cancelled or failed before any result). */

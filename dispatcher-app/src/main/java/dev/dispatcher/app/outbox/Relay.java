@@ -38,7 +38,7 @@ public final class Relay {
     /**
      * A relay on its own single-thread loop scheduler and the system clock, whose per-topic breakers live in
      * {@code topicBreakers} (configured with {@link #topicBreakerConfig()}; one breaker per topic, named
-     * {@code topic:<name>}), so their state can be exported.
+     * {@code topic:<name>}), so the application holds them.
      */
     public Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
             CircuitBreakerRegistry topicBreakers, DispatcherMetrics metrics, BooleanSupplier paused) {

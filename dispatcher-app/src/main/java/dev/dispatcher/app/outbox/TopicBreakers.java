@@ -48,6 +48,11 @@ final class TopicBreakers {
     /** How often an open topic breaker may ask whether its topic takes records again. */
     static final Duration PROBE_INTERVAL = TopicOutage.MIN_DEFERRAL;
     /**
+     * How often a topic whose rows the missing-topic timeout would dead-letter is asked about (each dead letter needs
+     * a fresh answer; rows that come between two asks are deferred by {@link TopicOutage#MIN_DEFERRAL}).
+     */
+    static final Duration OVERDUE_PROBE_INTERVAL = Duration.ofMillis(200);
+    /**
      * A topic not seen failing for longer than this starts a new outage: the longest deferral twice over, so a
      * topic that is still missing is seen again within it, and "missing for the timeout" means seen missing
      * throughout, by this instance.
@@ -116,7 +121,7 @@ final class TopicBreakers {
     /**
      * Asks, for each of {@code names} whose breaker is open and whose probe is due, whether the topic takes records
      * again, and half-opens its breaker if so; and, for each whose rows the missing-topic timeout would dead-letter,
-     * asks at once, due or not. Emits the topics this call saw missing: only those rows may be dead-lettered for a
+     * asks every {@link #OVERDUE_PROBE_INTERVAL}, breaker open or not. Emits the topics this call saw missing: only those rows may be dead-lettered for a
      * missing topic (an older answer may predate the topic's creation, and an operator who creates a topic and
      * replays its rows at once must not see them dead-lettered again). Bounded by the publisher's check; never
      * errors.
@@ -132,11 +137,14 @@ final class TopicBreakers {
                 return Mono.empty();
             }
             Instant now = clock.instant();
-            Instant due = topic.nextProbe().get();
             boolean overdue = deadLetters(topic.outage().get(), now);
-            if (!overdue && (topic.breaker().getState() != CircuitBreaker.State.OPEN || now.isBefore(due)
-                    || !topic.nextProbe().compareAndSet(due, now.plus(PROBE_INTERVAL)))) {
-                return Mono.empty(); // healthy, probed lately, or another batch is probing it now
+            if (!overdue && topic.breaker().getState() != CircuitBreaker.State.OPEN) {
+                return Mono.empty();
+            }
+            Instant due = topic.nextProbe().get();
+            if (now.isBefore(due) || !topic.nextProbe().compareAndSet(due,
+                    now.plus(overdue ? OVERDUE_PROBE_INTERVAL : PROBE_INTERVAL))) {
+                return Mono.empty(); // probed lately, or another batch is probing it now
             }
             return publisher.checkTopic(name).flatMap(refusal -> {
                 if (refusal.isPresent() && refusal.get().topicUnavailable()) {

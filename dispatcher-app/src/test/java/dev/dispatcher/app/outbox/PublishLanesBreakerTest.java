@@ -207,15 +207,21 @@ class PublishLanesBreakerTest {
                 .toList()), topic -> Mono.just(Optional.of(unknown(topic))));
         PublishLanes lanes = lanes(publisher, RelayBreaker.create("lanes-timeout"), 64);
         failOnce(lanes, "gone");
-        for (int i = 0; i < 10; i++) { // seen missing throughout: never a gap longer than a deferral
+        for (int i = 0; i < 9; i++) { // seen missing throughout: never a gap longer than a deferral
             clock.advance(Duration.ofSeconds(30));
             failOnce(lanes, "gone");
         }
+        clock.advance(Duration.ofSeconds(30)); // the timeout
 
-        List<DispatchResult> results = results(lanes.work(batch(rows("gone", "a"))).block(Duration.ofSeconds(5)));
+        List<DispatchResult> probed = results(lanes.work(batch(rows("gone", "a"))).block(Duration.ofSeconds(5)));
+        List<DispatchResult> between = results(lanes.work(batch(rows("gone", "b"))).block(Duration.ofSeconds(5)));
 
-        assertThat(results).containsExactly(new DispatchResult.Failed(FailureKind.PERMANENT,
-                unknown("gone").description() + " for PT5M (the missing-topic timeout)"));
+        assertThat(probed).as("its hand-off's own probe saw the topic missing").containsExactly(
+                new DispatchResult.Failed(FailureKind.PERMANENT,
+                        unknown("gone").description() + " for PT5M (the missing-topic timeout)"));
+        assertThat(between).as("no fresh answer for this hand-off: back after the shortest deferral")
+                .singleElement().isInstanceOfSatisfying(DispatchResult.Deferred.class,
+                        d -> assertThat(d.delay()).isEqualTo(TopicOutage.MIN_DEFERRAL));
     }
 
     @Test

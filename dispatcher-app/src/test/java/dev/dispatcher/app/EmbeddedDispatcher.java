@@ -1,5 +1,6 @@
 package dev.dispatcher.app;
 
+import dev.dispatcher.app.outbox.DemoProducer;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
@@ -20,7 +21,8 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 
 /**
  * Runs Dispatcher with everything it needs in one JVM: embedded PostgreSQL and an in-process KRaft Kafka broker
- * from the test kit, then the application with the demo producer on. This is the README's run command:
+ * from the test kit (which, like a production broker, creates no topic on first use: the run creates {@link
+ * #DEMO_TOPICS}), then the application with the demo producer on. This is the README's run command:
  * {@code ./mvnw -q -pl dispatcher-app -am test-compile spring-boot:test-run}.
  *
  * <p>Arguments are passed to the application and win over the embedded defaults, e.g.
@@ -33,6 +35,8 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 public final class EmbeddedDispatcher {
 
     private static final String DEFAULT_PORT = "8080";
+    /** Topics the run creates: the demo producer's, and the one the README's ingest example posts to. */
+    static final List<String> DEMO_TOPICS = List.of(DemoProducer.TOPIC, "orders");
     /** Logging of the run, servers at WARN unless asked (see the file); used before Boot starts and by Boot. */
     static final String LOGGING_CONFIG = "embedded-logback.xml";
     private static final String LOGBACK_CONFIGURATION_FILE = "logback.configurationFile";
@@ -53,6 +57,8 @@ public final class EmbeddedDispatcher {
         }
         PostgresServer postgres = TestServers.postgres();
         KafkaServer kafka = TestServers.kafka();
+        // the broker creates no topic on first use, as production brokers do not: the demo's and the README's
+        DEMO_TOPICS.forEach(topic -> kafka.createTopic(topic, 3));
         if (ownLogging) {
             // Boot takes the same file from logging.config, and warns about this property when it is set
             System.clearProperty(LOGBACK_CONFIGURATION_FILE);

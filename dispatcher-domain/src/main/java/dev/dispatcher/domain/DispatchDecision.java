@@ -1,5 +1,6 @@
 package dev.dispatcher.domain;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -9,7 +10,10 @@ import java.util.Objects;
  * <ul>
  *   <li>published: {@link Transition.Deliver};</li>
  *   <li>permanent failure: {@link Transition.DeadLetter} at once;</li>
- *   <li>destination unavailable, or not attempted: {@link Transition.Release}, spending no attempt;</li>
+ *   <li>not attempted: the plain {@link Transition.Release}, spending no attempt;</li>
+ *   <li>destination unavailable (the broker): {@link Transition.Release} keeping the error, spending no attempt;</li>
+ *   <li>deferred (the message's topic cannot take it now): {@link Transition.Release} with the deferral as delay
+ *       and the error kept, spending no attempt;</li>
  *   <li>transient failure: {@link Transition.ScheduleRetry} with the policy's backoff, or
  *       {@link Transition.DeadLetter} once the attempts are exhausted.</li>
  * </ul>
@@ -32,9 +36,10 @@ public final class DispatchDecision {
         return switch (result) {
             case DispatchResult.Published p -> new Transition.Deliver();
             case DispatchResult.NotAttempted n -> new Transition.Release();
+            case DispatchResult.Deferred d -> new Transition.Release(d.delay(), d.error());
             case DispatchResult.Failed f -> switch (f.kind()) {
                 case PERMANENT -> new Transition.DeadLetter("permanent failure: " + f.error());
-                case UNAVAILABLE -> new Transition.Release();
+                case UNAVAILABLE -> new Transition.Release(Duration.ZERO, f.error());
                 case TRANSIENT -> policy.isExhausted(attempts)
                         ? new Transition.DeadLetter("gave up after " + attempts + " attempts: " + f.error())
                         : new Transition.ScheduleRetry(policy.delayAfter(Math.max(1, attempts)), f.error());

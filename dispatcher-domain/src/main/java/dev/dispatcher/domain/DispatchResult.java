@@ -1,5 +1,6 @@
 package dev.dispatcher.domain;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /** What happened when a worker tried to hand one message on (publish it to Kafka, or run its inbox handler). */
@@ -30,6 +31,24 @@ public sealed interface DispatchResult {
     record NotAttempted(String reason) implements DispatchResult {
         public NotAttempted {
             Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
+     * The message's destination cannot take it now (its topic is missing or unavailable): the attempt is given back,
+     * and the message is offered again after {@code delay}, with {@code error} kept as its last error. Whether the
+     * message was handed off or held back because its topic was already known to be failing makes no difference.
+     *
+     * @param delay how long the message stays invisible, not negative
+     * @param error why, kept as {@code last_error}
+     */
+    record Deferred(Duration delay, String error) implements DispatchResult {
+        public Deferred {
+            Objects.requireNonNull(delay, "delay");
+            Objects.requireNonNull(error, "error");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("deferral must not be negative, but was " + delay);
+            }
         }
     }
 

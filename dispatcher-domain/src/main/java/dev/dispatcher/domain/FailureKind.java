@@ -8,6 +8,9 @@ public enum FailureKind {
     PERMANENT,
     /** May succeed later: retry with backoff until the attempt limit. */
     TRANSIENT,
-    /** The destination is unavailable (timeouts, disconnects, not enough replicas): give the attempt back. */
+    /**
+     * The destination is unavailable (the broker unreachable, a topic missing, offline or short of replicas): give the
+     * attempt back.
+     */
     UNAVAILABLE
 }

@@ -45,8 +45,28 @@ public sealed interface Transition {
         }
     }
 
-    /** Give the lease and the attempt back without a status change (broker outage, shutdown, a blocked key run). */
-    record Release() implements Transition {
+    /**
+     * Give the lease and the attempt back without a status change. The plain form ({@link #Release()}: shutdown, a
+     * blocked key run, a message never tried) leaves {@code visible_after} and {@code last_error} as they were;
+     * with a {@code delay} the message becomes visible again only that long after database time, and with an
+     * {@code error} that error is kept as {@code last_error} (a destination that could not take the message: an
+     * unavailable topic or broker).
+     *
+     * @param delay how long the message stays invisible, not negative; zero leaves {@code visible_after} alone
+     * @param error why the message was given back, kept as {@code last_error}; null keeps the last one
+     */
+    record Release(Duration delay, String error) implements Transition {
+        public Release {
+            Objects.requireNonNull(delay, "delay");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("release delay must not be negative, but was " + delay);
+            }
+        }
+
+        /** The plain release: no delay, {@code last_error} unchanged. */
+        public Release() {
+            this(Duration.ZERO, null);
+        }
     }
 
     /** The metric tag value: {@code deliver|retry|dead_letter|renew|release}. */

@@ -33,7 +33,14 @@ class DispatchDecisionPropertiesTest {
         return Arbitraries.oneOf(
                 Arbitraries.of(new DispatchResult.Published(), DispatchResult.PUBLISHED),
                 Arbitraries.strings().ofMaxLength(40).map(DispatchResult.NotAttempted::new),
-                Arbitraries.of(FailureKind.class).flatMap(kind -> texts.map(error -> new DispatchResult.Failed(kind, error))));
+                Arbitraries.of(FailureKind.class).flatMap(kind -> texts.map(error -> new DispatchResult.Failed(kind, error))),
+                deferrals());
+    }
+
+    @Provide
+    Arbitrary<DispatchResult.Deferred> deferrals() {
+        return Arbitraries.longs().between(0, 3_600_000).flatMap(ms -> Arbitraries.strings().ofMaxLength(40)
+                .map(error -> new DispatchResult.Deferred(Duration.ofMillis(ms), error)));
     }
 
     private static Arbitrary<DispatchResult.Failed> failures(FailureKind kind) {
@@ -95,7 +102,8 @@ class DispatchDecisionPropertiesTest {
     Arbitrary<DispatchResult> releasedResults() {
         return Arbitraries.oneOf(
                 failures(FailureKind.UNAVAILABLE),
-                Arbitraries.strings().ofMaxLength(40).map(DispatchResult.NotAttempted::new));
+                Arbitraries.strings().ofMaxLength(40).map(DispatchResult.NotAttempted::new),
+                deferrals());
     }
 
     @Property
@@ -115,6 +123,48 @@ class DispatchDecisionPropertiesTest {
             @ForAll("attempts") int attempts,
             @ForAll("policies") RetryPolicy policy) {
         assertThat(DispatchDecision.decide(result, attempts, policy)).isInstanceOf(Transition.Release.class);
+    }
+
+    @Property
+    void everyFailedAttemptKeepsItsError(
+            @ForAll("results") DispatchResult result,
+            @ForAll("attempts") int attempts,
+            @ForAll("policies") RetryPolicy policy) {
+        Assume.that(result instanceof DispatchResult.Failed || result instanceof DispatchResult.Deferred);
+        String error = switch (result) {
+            case DispatchResult.Failed f -> f.error();
+            case DispatchResult.Deferred d -> d.error();
+            case DispatchResult.Published p -> throw new AssertionError("assumed away");
+            case DispatchResult.NotAttempted n -> throw new AssertionError("assumed away");
+        };
+
+        String kept = switch (DispatchDecision.decide(result, attempts, policy)) {
+            case Transition.ScheduleRetry retry -> retry.error();
+            case Transition.DeadLetter dead -> dead.reason();
+            case Transition.Release release -> release.error();
+            case Transition.Deliver deliver -> null;
+            case Transition.RenewLease renew -> null;
+        };
+
+        assertThat(kept).as("last_error of %s", result).isNotNull().contains(error);
+    }
+
+    @Property
+    void deferredIsReleasedWithItsDelayAndError(
+            @ForAll("deferrals") DispatchResult.Deferred deferred,
+            @ForAll("attempts") int attempts,
+            @ForAll("policies") RetryPolicy policy) {
+        assertThat(DispatchDecision.decide(deferred, attempts, policy))
+                .isEqualTo(new Transition.Release(deferred.delay(), deferred.error()));
+    }
+
+    @Property
+    void notAttemptedIsThePlainRelease(
+            @ForAll @net.jqwik.api.constraints.StringLength(max = 40) String reason,
+            @ForAll("attempts") int attempts,
+            @ForAll("policies") RetryPolicy policy) {
+        assertThat(DispatchDecision.decide(new DispatchResult.NotAttempted(reason), attempts, policy))
+                .isEqualTo(new Transition.Release());
     }
 
     @Property

@@ -31,6 +31,7 @@ class MetricTagTest {
         assertThat(new Transition.DeadLetter("r").tag()).isEqualTo("dead_letter");
         assertThat(new Transition.RenewLease(Duration.ofSeconds(30)).tag()).isEqualTo("renew");
         assertThat(new Transition.Release().tag()).isEqualTo("release");
+        assertThat(new Transition.Release(Duration.ofSeconds(5), "topic unavailable").tag()).isEqualTo("release");
     }
 
     @Test

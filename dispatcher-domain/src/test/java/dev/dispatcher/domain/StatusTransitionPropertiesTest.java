@@ -30,7 +30,8 @@ class StatusTransitionPropertiesTest {
                 new Transition.ScheduleRetry(Duration.ofSeconds(5), "boom"),
                 new Transition.DeadLetter("poison"),
                 new Transition.RenewLease(Duration.ofSeconds(30)),
-                new Transition.Release());
+                new Transition.Release(),
+                new Transition.Release(Duration.ofSeconds(5), "topic unavailable"));
     }
 
     @Property

@@ -79,7 +79,8 @@ class TransitionClassifierPropertiesTest {
             new Transition.ScheduleRetry(Duration.ofSeconds(10), "transient"),
             new Transition.DeadLetter("poison"),
             new Transition.RenewLease(LEASE),
-            new Transition.Release());
+            new Transition.Release(),
+            new Transition.Release(Duration.ofSeconds(5), "topic unavailable"));
 
     @Provide
     Arbitrary<Scenario> scenarios() {

@@ -20,7 +20,7 @@ final class ContainerKafkaServer implements KafkaServer {
 
   static KafkaServer start() {
     KafkaContainer container = new KafkaContainer(IMAGE)
-        .withEnv("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "true")
+        .withEnv("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false")
         .withEnv("KAFKA_MIN_INSYNC_REPLICAS", "1")
         .withEnv("KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0");
     container.start();

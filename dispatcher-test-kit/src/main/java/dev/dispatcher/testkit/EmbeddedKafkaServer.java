@@ -11,7 +11,9 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * A real single-node KRaft Kafka cluster (combined broker and controller) running in this JVM, from
  * spring-kafka-test's {@link EmbeddedKafkaKraftBroker}.
  *
- * <p>Topics are created automatically on first use and every internal topic has replication factor 1, so
+ * <p>Topics are not created on first use ({@code auto.create.topics.enable=false}, as production brokers run):
+ * a test creates the topics it uses ({@link #createTopic}), and a client that sends to or reads from any other topic
+ * meets an unknown topic, as it would in production. Every internal topic has replication factor 1, so
  * transactions and idempotent producers with {@code acks=all} work. The broker listens on an ephemeral loopback
  * port; its logs live in a temporary directory deleted by {@link #close()}. Starting blocks until the broker is
  * ready (a few seconds). Unlike spring-kafka-test used directly, starting leaves the
@@ -24,7 +26,7 @@ public final class EmbeddedKafkaServer implements KafkaServer {
   static final String CONTROLLER_LISTENER = "CONTROLLER";
 
   private static final Map<String, String> BROKER_PROPERTIES = Map.of(
-      "auto.create.topics.enable", "true",
+      "auto.create.topics.enable", "false",
       "offsets.topic.replication.factor", "1",
       "transaction.state.log.replication.factor", "1",
       "transaction.state.log.min.isr", "1",

@@ -55,13 +55,13 @@ final class KafkaClients {
     }
   }
 
-  static void createTopic(String bootstrapServers, String name, int partitions) {
+  static void createTopic(String bootstrapServers, String name, int partitions, Map<String, String> configs) {
     Map<String, Object> config = Map.of(
         AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TOPIC_READY_TIMEOUT.toMillis());
     try (Admin admin = Admin.create(config)) {
       try {
-        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
             .get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {

@@ -3,6 +3,7 @@ package dev.dispatcher.testkit;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -24,7 +25,17 @@ public interface KafkaServer extends AutoCloseable {
    * @throws IllegalStateException if the topic is not ready within 30 seconds
    */
   default void createTopic(String name, int partitions) {
-    KafkaClients.createTopic(bootstrapServers(), name, partitions);
+    createTopic(name, partitions, Map.of());
+  }
+
+  /**
+   * {@link #createTopic(String, int)} with topic-level {@code configs} (for example {@code max.message.bytes} or
+   * {@code min.insync.replicas}), so a test can make a topic that refuses what the broker as a whole accepts.
+   *
+   * @throws IllegalStateException if the topic is not ready within 30 seconds
+   */
+  default void createTopic(String name, int partitions, Map<String, String> configs) {
+    KafkaClients.createTopic(bootstrapServers(), name, partitions, configs);
   }
 
   /**

@@ -185,9 +185,15 @@ final class BenchEnvironment implements AutoCloseable {
 
     /** The ids of every row of {@code topic} in {@code schema}'s outbox. */
     Set<String> ids(String schema, String topic) throws SQLException {
-        try (Connection c = jdbc(schema);
-             PreparedStatement s = c.prepareStatement("SELECT id::text FROM outbox_message WHERE topic = ?")) {
+        return ids(schema, topic, null);
+    }
+
+    /** The ids of the rows of {@code topic} in {@code schema}'s outbox but those of {@code keyNot} (null: none). */
+    Set<String> ids(String schema, String topic, String keyNot) throws SQLException {
+        try (Connection c = jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT id::text FROM outbox_message WHERE topic = ? AND message_key IS DISTINCT FROM ?""")) {
             s.setString(1, topic);
+            s.setString(2, keyNot);
             Set<String> ids = new HashSet<>();
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
@@ -203,16 +209,49 @@ final class BenchEnvironment implements AutoCloseable {
      * rounds, which need no ids.
      */
     void insertRows(String schema, String topic, BenchOptions o, int n) throws SQLException {
+        insertRows(schema, topic, o.keyExpression(), o.payloadBytes(), n);
+    }
+
+    /** {@link #insertRows(String, String, BenchOptions, int)} with the key of row {@code g} as {@code keyExpression}. */
+    void insertRows(String schema, String topic, String keyExpression, int payloadBytes, int n) throws SQLException {
         try (Connection c = jdbc(schema); Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO outbox_message (topic, message_key, event_type, payload)
                     SELECT '%s', %s, 'BenchEvent', convert_to(repeat('x', %d), 'UTF8')
                       FROM generate_series(1, %d) g
-                    """.formatted(topic, o.keyExpression(), o.payloadBytes(), n));
+                    """.formatted(topic, keyExpression, payloadBytes, n));
             s.execute("ANALYZE outbox_message");
             // Every timed phase starts right after its seeding, so each starts from a fresh checkpoint: a timed
             // checkpoint landing in one phase only (full-page images, flush storms) would bias the comparison.
             s.execute("CHECKPOINT");
+        }
+    }
+
+    /**
+     * Inserts the {@code --poison-topic} row: one row, key {@code poison} (a key of its own, so no other row waits
+     * behind it), for {@code missingTopic}, a topic nobody creates; returns its id.
+     */
+    String insertPoison(String schema, String missingTopic) throws SQLException {
+        try (Connection c = jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                VALUES (?, 'poison', 'BenchEvent', convert_to('{}', 'UTF8')) RETURNING id::text""")) {
+            s.setString(1, missingTopic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getString(1);
+            }
+        }
+    }
+
+    /** A row's status, attempts and last error, for the harness's output. */
+    String describeRow(String schema, String id) throws SQLException {
+        try (Connection c = jdbc(schema); PreparedStatement s = c.prepareStatement(
+                "SELECT status, attempts, last_error FROM outbox_message WHERE id = ?::uuid")) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? r.getString(1) + ", attempts " + r.getInt(2) + ", last error: " + r.getString(3)
+                        : "absent";
+            }
         }
     }
 

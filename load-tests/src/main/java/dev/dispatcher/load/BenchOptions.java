@@ -36,27 +36,32 @@ import java.util.Map;
  * @param serviceArgs blackbox mode: extra command-line arguments of the service ({@code --service-args "--a=1 --b=2"},
  *     settings the harness does not set itself), for tuning experiments; empty by default
  * @param poisonKey inbox mode: one record whose key starts with NUL (Confluent's wire format) is produced to
- *     partition 0 before the N ordinary records ({@code --poison-key true})
- * @param failingKey inbox mode: the handler fails every record of {@code key-0} ({@code --failing-key true}); the
- *     drain is measured on the other keys' records, against the same drain without the failing key in the same run
+ *     partition 0 before the N ordinary records ({@code --poison-key})
+ * @param poisonTopic drain and blackbox modes ({@code --poison-topic}): also drain the N rows with one row for a
+ *     missing topic first among them, and report that rate beside the clean one
+ * @param failingKey ({@code --failing-key}) drain mode: also drain N rows of 64 keys whose {@code key-0} fails on
+ *     every attempt (injected at the publisher's boundary), and report the other 63 keys' rate beside a drain of
+ *     those 63 keys alone; inbox mode: the handler fails every record of {@code key-0}, and the drain is measured on
+ *     the other keys' records against the same drain without the failing key in the same run
  */
 record BenchOptions(String mode, int n, String keys, Ordering ordering, int batchSize, int inFlight, int concurrency,
         int payloadBytes, int rate, Duration duration, boolean baseline, Duration claimLinger, int warmup,
         String handler, int inboxConcurrency, int receiverDelayMs, int failEvery, String pgUrl, String pgUser,
-        String pgPassword, String bootstrap, List<String> serviceArgs, boolean poisonKey, boolean failingKey) {
+        String pgPassword, String bootstrap, List<String> serviceArgs, boolean poisonKey, boolean poisonTopic,
+        boolean failingKey) {
 
     /** These options with another {@code --duration-s}. */
     BenchOptions withDuration(Duration d) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate, d,
                 baseline, claimLinger, warmup, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl, pgUser,
-                pgPassword, bootstrap, serviceArgs, poisonKey, failingKey);
+                pgPassword, bootstrap, serviceArgs, poisonKey, poisonTopic, failingKey);
     }
 
     /** These options with {@code warmup} messages, the number a warm-up really drained (for the RESULT). */
     BenchOptions withWarmup(int drained) {
         return new BenchOptions(mode, n, keys, ordering, batchSize, inFlight, concurrency, payloadBytes, rate,
                 duration, baseline, claimLinger, drained, handler, inboxConcurrency, receiverDelayMs, failEvery, pgUrl,
-                pgUser, pgPassword, bootstrap, serviceArgs, poisonKey, failingKey);
+                pgUser, pgPassword, bootstrap, serviceArgs, poisonKey, poisonTopic, failingKey);
     }
 
     static BenchOptions parse(String[] args) {
@@ -66,15 +71,18 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                     + "[--ordering per-key|none] [--batch-size B] [--in-flight F] [--concurrency C] "
                     + "[--payload-bytes P] [--rate R] [--duration-s S] [--claim-linger-ms L] [--warmup W] [--quick] "
                     + "[--baseline true|false] [--handler webhook|sql] [--receiver-delay-ms D] [--fail-every K] "
-                    + "[--poison-key true|false] [--failing-key true|false] "
                     + "[--pg-url jdbc:postgresql://host:port/db --pg-user U --pg-password P] [--bootstrap host:port] "
-                    + "[--service-args \"--name=value ...\"]");
+                    + "[--service-args \"--name=value ...\"] [--poison-key] [--poison-topic] [--failing-key]");
         }
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < args.length; i++) {
             String name = args[i].replaceFirst("^--", "");
-            if (name.equals("quick")) {
-                o.put("quick", "true");
+            if (FLAGS.contains(name)) {
+                // a flag, also written "--flag true" or "--flag false"
+                boolean valued = i + 1 < args.length && args[i + 1].matches("true|false");
+                if (!valued || Boolean.parseBoolean(args[++i])) {
+                    o.put(name, "true");
+                }
             } else if (i + 1 < args.length) {
                 o.put(name, args[++i]);
             } else {
@@ -122,9 +130,11 @@ record BenchOptions(String mode, int n, String keys, Ordering ordering, int batc
                 o.get("pg-url"), o.getOrDefault("pg-user", "postgres"), o.getOrDefault("pg-password", "postgres"),
                 o.get("bootstrap"),
                 o.containsKey("service-args") ? List.of(o.get("service-args").trim().split("\\s+")) : List.of(),
-                Boolean.parseBoolean(o.getOrDefault("poison-key", "false")),
-                Boolean.parseBoolean(o.getOrDefault("failing-key", "false")));
+                o.containsKey("poison-key"), o.containsKey("poison-topic"), o.containsKey("failing-key"));
     }
+
+    /** Options that take no value. */
+    private static final List<String> FLAGS = List.of("quick", "poison-key", "poison-topic", "failing-key");
 
     /** SQL expression for the key of generated row {@code g} (1-based). */
     String keyExpression() {

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,7 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * first claim to the last delivery by the rows' own timestamps ({@code last_attempt_at}, {@code delivered_at}); {@code
  * end_to_end_msgs_per_s} from before the insert until the harness's consumer has seen all N ids, seeding included.
  * The reference ceiling runs on the same database before the service starts and after it stopped, and the higher
- * run counts ({@link PgCeiling.Bracket}). RESULT {@code relay-drain}.
+ * run counts ({@link PgCeiling.Bracket}). With {@code --poison-topic} the same service then drains N rows again, to a
+ * topic of their own, with one row for a topic that does not exist inserted first among them, and reports that rate
+ * ({@code poison_msgs_per_s}, by the rows' own times) beside the clean one ({@code ratio_to_clean}). RESULT {@code
+ * relay-drain}.
  */
 final class BlackBoxDrain {
 
@@ -39,6 +43,7 @@ final class BlackBoxDrain {
         long lost;
         long duplicates;
         double compiling;
+        Map<String, Object> poison = new LinkedHashMap<>();
         double ceilingBefore = PgCeiling.measure(env, env.schema("ceiling"), o.n());
         try (ServiceProcess service = startService(env, o, schema)) {
             JitWarmUp.CompilationClock compilation = JitWarmUp.service(service);
@@ -68,6 +73,13 @@ final class BlackBoxDrain {
                         + " database's clock), %.0f end to end (%s)%n", byRows, deliveries.window(), endToEnd,
                         all ? "all confirmed" : "NOT all confirmed");
             }
+            if (o.poisonTopic()) {
+                PoisonedDrain poisoned = poisoned(env, o, schema, topics.poisoned());
+                poison.put("poison_msgs_per_s", RelayBenchmark.round(poisoned.rate()));
+                poison.put("ratio_to_clean", RelayBenchmark.round2(poisoned.rate() / byRows));
+                lost += poisoned.lost();
+                duplicates += poisoned.duplicates();
+            }
         }
         PgCeiling.Bracket ceiling = new PgCeiling.Bracket(ceilingBefore,
                 PgCeiling.measure(env, env.schema("ceiling"), o.n()));
@@ -83,15 +95,49 @@ final class BlackBoxDrain {
         r.put("service_compiling_share", RelayBenchmark.round2(compiling));
         r.put("lost", lost);
         r.put("duplicates", duplicates);
+        r.putAll(poison);
         return RelayBenchmark.json(r);
     }
 
-    /** A blackbox run's service schema, its measured topic (6 partitions, created) and its warm-up topics' prefix. */
-    record Topics(String schema, String measured, String warmUp) {
+    /** The {@code --poison-topic} drain's rate (by the rows' own times) and its lost and duplicate rows. */
+    record PoisonedDrain(double rate, long lost, long duplicates) {
+    }
+
+    /**
+     * The measured drain again, on the running service, to a topic of its own ({@code topic}, created), with one row
+     * for a topic nobody creates inserted first: seeded while the relay is paused, as the clean drain.
+     */
+    static PoisonedDrain poisoned(BenchEnvironment env, BenchOptions o, String schema, String topic)
+            throws Exception {
+        env.createTopic(topic, 6);
+        try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
+                Confirmations.Fetch.THROUGHPUT)) {
+            setPaused(env, schema, true);
+            String poison = env.insertPoison(schema, topic + "-missing");
+            env.insertRows(schema, topic, o, o.n());
+            setPaused(env, schema, false);
+            boolean all = confirmed.awaitDistinct(o.n(), Duration.ofMinutes(10), () -> { });
+            Deliveries deliveries = deliveries(env, schema, topic);
+            System.out.println("blackbox poison-topic: delivered per second from the first claim: "
+                    + deliveries.eachSecond());
+            System.out.printf(Locale.ROOT, "blackbox poison-topic: %.0f msgs/s first claim to last delivery (%s UTC),"
+                    + " with a missing topic's row first among them (%s); that row: %s%n", deliveries.rate(),
+                    deliveries.window(), all ? "all confirmed" : "NOT all confirmed", env.describeRow(schema, poison));
+            return new PoisonedDrain(deliveries.rate(), confirmed.lost(env.ids(schema, topic)),
+                    confirmed.duplicates());
+        }
+    }
+
+    /**
+     * A blackbox run's service schema, its measured topic (6 partitions, created), its warm-up topics' prefix and
+     * the {@code --poison-topic} drain's topic (created when that drain runs).
+     */
+    record Topics(String schema, String measured, String warmUp, String poisoned) {
 
         static Topics create(BenchEnvironment env) {
             String schema = env.serviceSchema("blackbox");
-            Topics topics = new Topics(schema, "bench-" + schema, "bench-" + schema + "-warm");
+            Topics topics = new Topics(schema, "bench-" + schema, "bench-" + schema + "-warm",
+                    "bench-" + schema + "-poisoned");
             env.createTopic(topics.measured, 6); // the warm-up rounds create theirs (warmUp)
             return topics;
         }

@@ -1,5 +1,6 @@
 package dev.dispatcher.load;
 
+import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.outbox.OutboxListener;
 import dev.dispatcher.app.outbox.Relay;
@@ -40,7 +41,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code drain}: seed N rows directly, start the relay, time until a consumer has seen all N ids; in the same
  *       run, the naive baseline relay drains up to 20,000 rows and the fixed PostgreSQL-only reference ceiling
  *       ({@link PgCeiling}: claim and complete 500 rows, 2 loops, no Kafka, never the relay's own statements) is
- *       measured on N rows of its own table. RESULT {@code relay-drain}.</li>
+ *       measured on N rows of its own table. With {@code --poison-topic} it drains N rows again with one row for a
+ *       missing topic first among them ({@code poison_msgs_per_s}, {@code ratio_to_clean}); with {@code
+ *       --failing-key}, 64 keys whose {@code key-0} fails on every attempt, the other 63 keys' rate beside a drain of
+ *       those 63 keys alone ({@code failing_key_msgs_per_s}, {@code failing_key_clean_msgs_per_s}, {@code
+ *       failing_key_ratio_to_clean}); {@link IsolationDrains}. RESULT {@code relay-drain}.</li>
  *   <li>{@code latency}: one-row transactions at a fixed offered rate, commit-to-Kafka latency percentiles from the
  *       consumer. RESULT {@code relay-latency}.</li>
  *   <li>{@code sweep}: batch size x publish concurrency x in-flight batches, a table, RESULT {@code relay-sweep}
@@ -127,6 +132,7 @@ public final class RelayBenchmark {
     static String drain(BenchEnvironment env, BenchOptions o) throws Exception {
         double ceilingBefore = PgCeiling.measure(env, env.schema("ceiling"), o.n());
         DrainRun relay = relayDrain(env, o, o.batchSize(), o.concurrency(), o.inFlight(), o.n());
+        IsolationDrains isolation = IsolationDrains.measure(env, o, relay);
         PgCeiling.Bracket ceiling = new PgCeiling.Bracket(ceilingBefore,
                 PgCeiling.measure(env, env.schema("ceiling"), o.n()));
         int baselineN = Math.min(o.n(), 20_000);
@@ -141,8 +147,9 @@ public final class RelayBenchmark {
         r.put("pg_ceiling_runs", ceiling.runs());
         r.put("ratio_to_baseline", baseline > 0 ? round(relay.msgsPerSecond() / baseline) : 0);
         r.put("ratio_to_ceiling", round2(relay.msgsPerSecond() / ceiling.higher()));
-        r.put("lost", relay.lost());
-        r.put("duplicates", relay.duplicates());
+        r.put("lost", relay.lost() + isolation.lost());
+        r.put("duplicates", relay.duplicates() + isolation.duplicates());
+        r.putAll(isolation.fields());
         r.put("batch_size", o.batchSize());
         r.put("publish_concurrency", o.concurrency());
         r.put("max_in_flight_batches", o.inFlight());
@@ -151,41 +158,78 @@ public final class RelayBenchmark {
 
     static DrainRun relayDrain(BenchEnvironment env, BenchOptions o, int batch, int concurrency, int inFlight, int n)
             throws Exception {
+        return relayDrain(env, o, batch, concurrency, inFlight, n, DrainShape.plain(o));
+    }
+
+    /**
+     * How a drain's backlog is made and which of its rows are timed.
+     *
+     * @param keyExpression the SQL key of generated row {@code g} ({@link BenchOptions#keyExpression()})
+     * @param poisonFirst whether one row for a missing topic (key {@code poison}) goes first, before the N rows
+     * @param failingKey a key whose records fail on every attempt, its rows not timed; null for none
+     */
+    record DrainShape(String keyExpression, boolean poisonFirst, String failingKey) {
+
+        static DrainShape plain(BenchOptions o) {
+            return new DrainShape(o.keyExpression(), false, null);
+        }
+    }
+
+    /**
+     * One relay drain of {@code n} rows of {@code shape}: the rate of the timed rows (all but the failing key's) from
+     * the relay's start until a consumer has seen each of them.
+     */
+    static DrainRun relayDrain(BenchEnvironment env, BenchOptions o, int batch, int concurrency, int inFlight, int n,
+            DrainShape shape) throws Exception {
         String schema = env.schema("drain");
         String topic = "bench-" + schema;
         env.createTopic(topic, 6);
-        Set<String> ids = env.seed(schema, topic, o, n);
+        String poison = shape.poisonFirst() ? env.insertPoison(schema, "bench-missing-" + schema) : null;
+        env.insertRows(schema, topic, shape.keyExpression(), o.payloadBytes(), n);
+        Set<String> ids = env.ids(schema, topic, shape.failingKey());
+        int timed = ids.size();
+        RecordPublisher publisher = shape.failingKey() == null ? env.publisher()
+                : new FailingKeyPublisher(env.publisher(), shape.failingKey());
         try (Confirmations confirmed = new Confirmations(env.kafka.bootstrapServers(), topic, 6,
                 Confirmations.Fetch.THROUGHPUT)) {
             ConnectionPool pool = env.pool(schema, "bench-relay", inFlight * 2 + 4);
             Relay relay = newRelay(env, pool, "bench-relay", o, batch, concurrency, inFlight,
-                    new DispatcherMetrics(new SimpleMeterRegistry()));
+                    new DispatcherMetrics(new SimpleMeterRegistry()), publisher);
             OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(10));
             listener.start();
             long start = System.nanoTime();
             relay.start();
-            boolean all = confirmed.awaitDistinct(n, Duration.ofMinutes(10), () -> progress("drain", start,
-                    confirmed.distinct(), n, env.backlog(schema)));
+            boolean all = confirmed.awaitDistinct(timed, Duration.ofMinutes(10), () -> progress("drain", start,
+                    confirmed.distinct(), timed, env.backlog(schema)));
             long elapsed = System.nanoTime() - start;
+            if (poison != null) {
+                System.out.println("drain: the missing topic's row after the drain: " + env.describeRow(schema, poison));
+            }
             relay.stop().block(Duration.ofSeconds(30)); // main thread of the harness: waiting is its job
             listener.stop();
             env.release(pool);
             Thread.sleep(500);
-            double rate = n / (elapsed / 1e9);
-            System.out.printf(Locale.ROOT, "drain: %d messages in %.2f s = %.0f msgs/s (%s)%n", n, elapsed / 1e9, rate,
-                    all ? "all confirmed" : "NOT all confirmed");
-            return new DrainRun(n, rate, confirmed.lost(ids), confirmed.duplicates(), schema);
+            double rate = timed / (elapsed / 1e9);
+            System.out.printf(Locale.ROOT, "drain: %d messages in %.2f s = %.0f msgs/s (%s)%n", timed, elapsed / 1e9,
+                    rate, all ? "all confirmed" : "NOT all confirmed");
+            return new DrainRun(timed, rate, confirmed.lost(ids), confirmed.duplicates(), schema);
         }
     }
 
     /** A relay on {@code pool} with the benchmark's settings (retries fast and bounded), not started. */
     static Relay newRelay(BenchEnvironment env, ConnectionPool pool, String workerId, BenchOptions o, int batch,
             int concurrency, int inFlight, DispatcherMetrics metrics) {
+        return newRelay(env, pool, workerId, o, batch, concurrency, inFlight, metrics, env.publisher());
+    }
+
+    /** A relay as the other {@code newRelay} makes it, publishing through {@code publisher}. */
+    static Relay newRelay(BenchEnvironment env, ConnectionPool pool, String workerId, BenchOptions o, int batch,
+            int concurrency, int inFlight, DispatcherMetrics metrics, RecordPublisher publisher) {
         RelaySettings settings = new RelaySettings(workerId, batch, inFlight, concurrency,
                 Duration.ofSeconds(30), Duration.ofMillis(200), o.ordering(),
                 RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(5), 2.0, Jitter.FULL, 10,
                         new SplittableRandom()), Duration.ofSeconds(30), o.claimLinger());
-        return new Relay(OutboxStore.r2dbc(pool), env.publisher(), settings, RelayBreaker.create(workerId), metrics,
+        return new Relay(OutboxStore.r2dbc(pool), publisher, settings, RelayBreaker.create(workerId), metrics,
                 () -> false);
     }
 

@@ -45,6 +45,22 @@ class RelayBenchmarkQuickIT {
     }
 
     @Test
+    void quickDrainWithAPoisonTopicAndAFailingKeyReportsEachRateBesideItsCleanOne() throws Exception {
+        String result = RelayBenchmark.drain(env, BenchOptions.parse(new String[] {"drain", "--quick", "--n", "1280",
+                "--baseline", "false", "--poison-topic", "--failing-key"}));
+
+        assertThat(result).contains("\"name\":\"relay-drain\"", "\"n\":1280");
+        assertThat(number(result, "msgs_per_s")).isPositive();
+        assertThat(number(result, "poison_msgs_per_s")).isPositive();
+        assertThat(number(result, "ratio_to_clean")).isPositive();
+        assertThat(number(result, "failing_key_msgs_per_s")).isPositive();
+        assertThat(number(result, "failing_key_clean_msgs_per_s")).isPositive();
+        assertThat(number(result, "failing_key_ratio_to_clean")).isPositive();
+        assertThat(number(result, "lost")).as("every timed row of every drain reached Kafka").isZero();
+        assertThat(number(result, "duplicates")).isZero();
+    }
+
+    @Test
     void quickLatencyReportsPercentilesAndLosesNothing() throws Exception {
         String result = RelayBenchmark.latency(env, BenchOptions.parse(
                 new String[] {"latency", "--quick", "--rate", "100", "--duration-s", "3"}));

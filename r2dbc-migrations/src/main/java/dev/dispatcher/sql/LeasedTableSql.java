@@ -176,8 +176,8 @@ public final class LeasedTableSql {
     /**
      * Applies a batch of lease transitions in one round trip and returns what is needed to classify each.
      * Parameters (arrays of equal length): {@code $1} ids, {@code $2} our lease tokens, {@code $3} kinds
-     * ({@link Kind#sql()}), {@code $4} milliseconds (retry delay or renewal length; 0 otherwise), {@code $5} errors
-     * (null where none); for a scoped table {@code $6} the scope (the consumer name). Returns one row per distinct
+     * ({@link Kind#sql()}), {@code $4} milliseconds (retry delay, renewal length or release delay; 0 otherwise),
+     * {@code $5} errors (null where none); for a scoped table {@code $6} the scope (the consumer name). Returns one row per distinct
      * input id, in first-occurrence order, with {@code id}, the {@code snap_*}, {@code cur_*} and {@code upd_*}
      * views and {@code db_now}.
      *
@@ -199,7 +199,10 @@ public final class LeasedTableSql {
      * <p>Lease-ending transitions null {@code lease_until} and keep {@code lease_token}, so terminal rows keep the
      * token of the lease that finished them and a retry after a lost commit acknowledgement is recognised as our own
      * write. Deliver, retry and dead-letter change the status and bump {@code version}; renew and release do not.
-     * Release gives the attempt back.
+     * Release gives the attempt back; a release with a delay (milliseconds above 0) also moves {@code visible_after}
+     * that far past the statement's time, and a release with an error keeps it as {@code last_error} (a plain
+     * release leaves both alone), so rows of an unavailable topic are neither claimed again at once nor left
+     * without a cause.
      *
      * <p>Clock: {@code statement_timestamp()}, not {@code now()}: the inbox writes a completion inside a handler's
      * transaction, where {@code now()} is the time the transaction began; in autocommit the two are the same. Index:
@@ -240,13 +243,15 @@ public final class LeasedTableSql {
                            lease_until = CASE WHEN c.kind = %11$s
                                               THEN statement_timestamp() + c.millis * interval '1 millisecond'
                                               ELSE NULL END,
-                           visible_after = CASE WHEN c.kind = %9$s
+                           visible_after = CASE WHEN c.kind = %9$s OR (c.kind = %12$s AND c.millis > 0)
                                                 THEN statement_timestamp() + c.millis * interval '1 millisecond'
                                                 ELSE t.visible_after END,
                            %13$s = CASE WHEN c.kind = %7$s THEN statement_timestamp() ELSE t.%13$s END,
                            dead_lettered_at = CASE WHEN c.kind = %10$s THEN statement_timestamp()
                                                    ELSE t.dead_lettered_at END,
-                           last_error = CASE WHEN c.kind IN (%9$s, %10$s) THEN c.error ELSE t.last_error END
+                           last_error = CASE WHEN c.kind IN (%9$s, %10$s) THEN c.error
+                                             WHEN c.kind = %12$s THEN coalesce(c.error, t.last_error)
+                                             ELSE t.last_error END
                       FROM cur c
                      WHERE t.%3$s = c.id%5$s
                        -- The guard, wrapped so the planner cannot estimate it from column statistics: with stale
@@ -411,13 +416,15 @@ public final class LeasedTableSql {
                            lease_until = CASE WHEN $3::text = %11$s
                                               THEN statement_timestamp() + $4::bigint * interval '1 millisecond'
                                               ELSE NULL END,
-                           visible_after = CASE WHEN $3::text = %9$s
+                           visible_after = CASE WHEN $3::text = %9$s OR ($3::text = %12$s AND $4::bigint > 0)
                                                 THEN statement_timestamp() + $4::bigint * interval '1 millisecond'
                                                 ELSE t.visible_after END,
                            %13$s = CASE WHEN $3::text = %7$s THEN statement_timestamp() ELSE t.%13$s END,
                            dead_lettered_at = CASE WHEN $3::text = %10$s THEN statement_timestamp()
                                                    ELSE t.dead_lettered_at END,
-                           last_error = CASE WHEN $3::text IN (%9$s, %10$s) THEN $5::text ELSE t.last_error END
+                           last_error = CASE WHEN $3::text IN (%9$s, %10$s) THEN $5::text
+                                             WHEN $3::text = %12$s THEN coalesce($5::text, t.last_error)
+                                             ELSE t.last_error END
                       FROM cur c
                      WHERE t.%3$s = c.id%5$s
                        AND (t.lease_token = $2::uuid AND t.lease_until IS NOT NULL AND t.status IN %6$s) IS TRUE

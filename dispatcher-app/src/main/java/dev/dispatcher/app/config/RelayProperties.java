@@ -25,6 +25,8 @@ import org.springframework.util.unit.DataSize;
  * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim takes fewer rows when
  *     payloads are large (one row larger than what is left still goes alone), so the relay's memory is bounded by
  *     bytes as well as by {@code max-in-flight-batches x batch-size} rows
+ * @param missingTopicTimeout how long a topic may be missing (seen so by one instance, without a break) before its
+ *     rows are dead-lettered with the cause; until then they are held back, attempts unspent
  */
 public record RelayProperties(
         int batchSize,
@@ -34,7 +36,8 @@ public record RelayProperties(
         Duration pollInterval,
         Ordering ordering,
         Duration claimLinger,
-        DataSize maxInFlightBytes) {
+        DataSize maxInFlightBytes,
+        Duration missingTopicTimeout) {
 
     public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 4;
@@ -44,6 +47,7 @@ public record RelayProperties(
     public static final Ordering DEFAULT_ORDERING = Ordering.PER_KEY;
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
     public static final DataSize DEFAULT_MAX_IN_FLIGHT_BYTES = DataSize.ofMegabytes(64);
+    public static final Duration DEFAULT_MISSING_TOPIC_TIMEOUT = Duration.ofMinutes(5);
 
     public RelayProperties {
         requireBetween("relay.batch-size", batchSize, 1, 10_000);
@@ -57,6 +61,7 @@ public record RelayProperties(
         if (maxInFlightBytes.toBytes() < 1) {
             throw PropertyRules.invalid("relay.max-in-flight-bytes", "must be positive", maxInFlightBytes);
         }
+        requireBetween("relay.missing-topic-timeout", missingTopicTimeout, Duration.ofSeconds(1), Duration.ofDays(7));
     }
 
     /** The binding constructor: an absent value takes its default. */
@@ -69,7 +74,8 @@ public record RelayProperties(
             @Nullable Duration pollInterval,
             @Nullable Ordering ordering,
             @Nullable Duration claimLinger,
-            @Nullable DataSize maxInFlightBytes) {
+            @Nullable DataSize maxInFlightBytes,
+            @Nullable Duration missingTopicTimeout) {
         this(
                 orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                 orDefault(maxInFlightBatches, DEFAULT_MAX_IN_FLIGHT_BATCHES).intValue(),
@@ -78,11 +84,13 @@ public record RelayProperties(
                 orDefault(pollInterval, DEFAULT_POLL_INTERVAL),
                 orDefault(ordering, DEFAULT_ORDERING),
                 orDefault(claimLinger, DEFAULT_CLAIM_LINGER),
-                orDefault(maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES));
+                orDefault(maxInFlightBytes, DEFAULT_MAX_IN_FLIGHT_BYTES),
+                orDefault(missingTopicTimeout, DEFAULT_MISSING_TOPIC_TIMEOUT));
     }
 
     public static RelayProperties defaults() {
-        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null, (DataSize) null);
+        return new RelayProperties(null, null, null, null, null, (Ordering) null, (Duration) null, (DataSize) null,
+                (Duration) null);
     }
 
     /** Whether the relay keeps the order of one key's messages; bound from {@code per-key} and {@code none}. */

@@ -3,12 +3,11 @@ package dev.dispatcher.app.inbox;
 import dev.dispatcher.app.kafka.DeadLetterRecords;
 import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
-import dev.dispatcher.domain.DispatchResult;
-import dev.dispatcher.domain.FailureKind;
-import dev.dispatcher.domain.Queue;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -48,10 +47,15 @@ final class DeadLetterPublisher {
                 m.headers(), reason, m.leased().attempts());
         return Mono.defer(() -> publisher.publish(List.of(record), false, RecordPublisher.Pace.PROMPT))
                 .map(List::getFirst)
-                .onErrorResume(e -> Mono.just(new DispatchResult.Failed(FailureKind.TRANSIENT, e.toString())))
+                .onErrorResume(e -> Mono.just(new PublishResult.NotSent(e.toString())))
                 .doOnNext(result -> {
-                    if (!(result instanceof DispatchResult.Published)) {
-                        metrics.deadLetterTopicFailures(Queue.INBOX, record.topic(), 1);
+                    PublishFailureCause cause = switch (result) {
+                        case PublishResult.Sent sent -> null;
+                        case PublishResult.Failed failed -> failed.failure().cause();
+                        case PublishResult.NotSent notSent -> PublishFailureCause.OTHER;
+                    };
+                    if (cause != null) {
+                        metrics.publishFailures(record.topic(), cause, 1);
                         log.warn("inbox {}: message {} could not be published to its dead-letter topic {} ({});"
                                 + " it is dead-lettered in the table only", consumer, m.leased().id(), record.topic(),
                                 result);

@@ -2,7 +2,6 @@ package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.InboxProperties;
-import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
@@ -72,11 +71,6 @@ public class InboxConfiguration {
             InboxProperties.Consumer c = configured.get(i);
             InboxHandler handler = TracingInboxHandler.traced(resolve(i, c, handlers), tracing);
             RecordReceiver receiver = RecordReceiver.reactorKafka(consumerProperties, c.topics(), c.groupId());
-            DeadLetterTopic deadLetterTopic = c.deadLetters();
-            if (deadLetterTopic != null) {
-                // the failure series exist from the start, so an alert on their increase sees the first failure
-                c.topics().forEach(t -> metrics.deadLetterTopicFailures(Queue.INBOX, deadLetterTopic.resolve(t), 0));
-            }
             consumers.add(new InboxConsumer(receiver, store, handler, settings(properties, i), metrics, deadLetters));
         }
         Retention retention = Retention.inbox(consumers.stream().map(InboxConsumer::rows).toList(),

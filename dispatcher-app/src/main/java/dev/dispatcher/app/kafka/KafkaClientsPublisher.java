@@ -1,13 +1,18 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.domain.DispatchResult;
+import dev.dispatcher.app.kafka.SendFailure.Scope;
+import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.domain.FailureKind;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -16,9 +21,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.AbstractRecords;
+import org.apache.kafka.common.record.CompressionType;
+import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -38,8 +48,15 @@ import reactor.core.scheduler.Schedulers;
  * and written.
  *
  * <p>Hand-off runs on a dedicated single thread (not a Reactor non-blocking thread: {@code KafkaProducer.send}
- * may block up to {@code max.block.ms}). Producer callbacks only complete a future; results continue on
- * {@link Schedulers#parallel()}.
+ * may block up to {@code max.block.ms}). No send waits there for one topic's metadata: a topic is looked up first,
+ * off that thread, and a topic that cannot take records is not handed off at all ({@link TopicReadiness}). Producer
+ * callbacks only classify and complete a future; results continue on {@link Schedulers#parallel()}. A hand-off's
+ * result waits at most {@code max.block.ms} for acknowledgements: a record still unacknowledged then (a partition
+ * without a leader, a broker gone) is reported as its topic timing out, so a batch is never held for the producer's
+ * whole {@code delivery.timeout.ms}; the producer may still deliver it, and the row, given back, is sent again (at
+ * least once). A record larger than its topic takes ({@code max.message.bytes}, read with the topic's lookup) is
+ * refused before hand-off as too large: sent, it would not fail at once but be split and retried by the producer
+ * until {@code delivery.timeout.ms} whenever it shares a batch with another record of its partition.
  */
 final class KafkaClientsPublisher implements RecordPublisher {
 
@@ -49,8 +66,21 @@ final class KafkaClientsPublisher implements RecordPublisher {
     private final Producer<String, byte[]> promptProducer;
     private final Admin admin;
     private final Scheduler sendScheduler;
+    private final TopicReadiness topics;
+    /** How long a hand-off waits for acknowledgements: the producer's {@code max.block.ms}. */
+    private final Duration ackTimeout;
+    /** The result of a record still unacknowledged after {@link #ackTimeout}. */
+    private final PublishResult.Failed unacknowledged;
+    /** The producer's {@code max.request.size}: above it the producer refuses a record itself. */
+    private final int maxRequestSize;
+    /** Whether the producer compresses (then a record's size on the broker is not known before it is sent). */
+    private final boolean compressed;
 
     KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
+        this(producerProperties, adminProperties, Clock.systemUTC());
+    }
+
+    KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties, Clock clock) {
         Map<String, Object> props = new HashMap<>(producerProperties);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -66,6 +96,22 @@ final class KafkaClientsPublisher implements RecordPublisher {
         adminProps.putIfAbsent(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 props.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
         this.admin = Admin.create(adminProps);
+        this.ackTimeout = maxBlock(props);
+        Object maxRequest = props.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        this.maxRequestSize = maxRequest == null ? 1_048_576 : Integer.parseInt(maxRequest.toString().trim());
+        Object compression = props.get(ProducerConfig.COMPRESSION_TYPE_CONFIG);
+        this.compressed = compression != null && !compression.toString().trim().equalsIgnoreCase("none");
+        this.unacknowledged = new PublishResult.Failed(new SendFailure(FailureKind.UNAVAILABLE, Scope.TOPIC,
+                PublishFailureCause.TIMEOUT, "no acknowledgement from Kafka within " + ackTimeout));
+        this.topics = new TopicReadiness(admin, promptProducer == producer ? List.of(producer)
+                : List.of(producer, promptProducer), ackTimeout,
+                task -> Schedulers.boundedElastic().schedule(task), clock);
+    }
+
+    /** The producer's {@code max.block.ms} (Kafka's default, 60 s, when not set). */
+    static Duration maxBlock(Map<String, Object> props) {
+        Object maxBlock = props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+        return Duration.ofMillis(maxBlock == null ? 60_000 : Long.parseLong(maxBlock.toString().trim()));
     }
 
     /** Whether {@code props} set a {@code linger.ms} above 0 (Kafka's default is 5 ms). */
@@ -85,16 +131,20 @@ final class KafkaClientsPublisher implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+    public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         if (records.isEmpty()) {
             return Mono.just(List.of());
         }
         return publishAll(List.of(new Lane(records, ordered)), pace).map(List::getFirst);
     }
 
-    /** One task on the send thread for all the lanes, and one continuation on a parallel thread. */
+    /**
+     * Looks the lanes' topics up ({@link TopicReadiness}: at once when known, else off the send thread), then one
+     * task on the send thread for all the lanes, and one continuation on a parallel thread once every record was
+     * acknowledged, or {@link #ackTimeout} after the hand-off at the latest.
+     */
     @Override
-    public Mono<List<List<DispatchResult>>> publishAll(List<Lane> lanes, Pace pace) {
+    public Mono<List<List<PublishResult>>> publishAll(List<Lane> lanes, Pace pace) {
         if (lanes.isEmpty()) {
             return Mono.just(List.of());
         }
@@ -102,60 +152,168 @@ final class KafkaClientsPublisher implements RecordPublisher {
             case BATCHED -> producer;
             case PROMPT -> promptProducer;
         };
-        return Mono.fromCallable(() -> handOff(chosen, lanes))
-                .subscribeOn(sendScheduler)
+        Set<String> names = new HashSet<>();
+        lanes.forEach(lane -> lane.records().forEach(record -> names.add(record.topic())));
+        return topics.readiness(names)
+                .flatMap(readiness -> withFreshLimits(lanes, readiness))
+                .flatMap(readiness -> Mono.fromCallable(() -> handOff(chosen, lanes, readiness))
+                        .subscribeOn(sendScheduler))
                 .flatMap(futures -> Mono.fromFuture(CompletableFuture
-                        .allOf(futures.stream().flatMap(List::stream).toArray(CompletableFuture[]::new))
-                        .thenApply(done -> futures.stream()
-                                .map(lane -> lane.stream().map(CompletableFuture::join).toList())
-                                .toList())))
+                                .allOf(futures.stream().flatMap(List::stream).toArray(CompletableFuture[]::new)), true)
+                        .timeout(ackTimeout, Mono.empty(), Schedulers.parallel())
+                        .then(Mono.fromSupplier(() -> settle(lanes, futures))))
                 .publishOn(Schedulers.parallel());
     }
 
-    /** Runs on the send thread. Callbacks run on the producer's I/O thread and only complete a future. */
-    private static List<List<CompletableFuture<DispatchResult>>> handOff(Producer<String, byte[]> producer,
-            List<Lane> lanes) {
-        List<List<CompletableFuture<DispatchResult>>> results = new ArrayList<>(lanes.size());
-        boolean unavailable = false;
+    /**
+     * {@code readiness}, with the topics looked up again (not from the cache) whose cached {@code max.message.bytes}
+     * a record of the hand-off exceeds: a record is refused as too large only on the topic's current limit. Only
+     * topics whose limit is below the producer's {@code max.request.size} are checked at all.
+     */
+    private Mono<Map<String, TopicReadiness.Readiness>> withFreshLimits(List<Lane> lanes,
+            Map<String, TopicReadiness.Readiness> readiness) {
+        Set<String> oversized = new HashSet<>();
         for (Lane lane : lanes) {
-            List<CompletableFuture<DispatchResult>> laneResults = new ArrayList<>(lane.records().size());
+            for (OutboundRecord record : lane.records()) {
+                int limit = limit(readiness.get(record.topic()).maxMessageBytes());
+                if (limit != Integer.MAX_VALUE && !oversized.contains(record.topic()) && size(record) > limit) {
+                    oversized.add(record.topic()); // the size is only computed for a topic with a lower limit
+                }
+            }
+        }
+        if (oversized.isEmpty()) {
+            return Mono.just(readiness);
+        }
+        return Flux.fromIterable(oversized)
+                .flatMap(topic -> topics.lookUpNow(topic).map(fresh -> Map.entry(topic, fresh)))
+                .collectList()
+                .map(fresh -> {
+                    Map<String, TopicReadiness.Readiness> merged = new HashMap<>(readiness);
+                    fresh.forEach(e -> merged.put(e.getKey(), e.getValue()));
+                    return merged;
+                });
+    }
+
+    /** The size limit Dispatcher checks for a topic: none where the producer's own limit is the lower one. */
+    private int limit(int maxMessageBytes) {
+        return compressed || maxMessageBytes >= maxRequestSize ? Integer.MAX_VALUE : maxMessageBytes;
+    }
+
+    /** An upper bound of {@code record}'s size in a record batch of its own, as the producer estimates it. */
+    private static int size(OutboundRecord record) {
+        RecordHeaders headers = new RecordHeaders();
+        record.headers().forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
+        return AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE,
+                record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8), record.value(),
+                headers.toArray());
+    }
+
+    /**
+     * Each record's result; one still unacknowledged after {@link #ackTimeout} as its topic timing out, and that
+     * topic looked up again before its next hand-off (a topic deleted while its records were in flight would
+     * otherwise make the next send wait for its metadata on the send thread).
+     */
+    private List<List<PublishResult>> settle(List<Lane> lanes, List<List<CompletableFuture<PublishResult>>> futures) {
+        List<List<PublishResult>> results = new ArrayList<>(lanes.size());
+        for (int i = 0; i < lanes.size(); i++) {
+            List<PublishResult> lane = new ArrayList<>(futures.get(i).size());
+            for (int j = 0; j < futures.get(i).size(); j++) {
+                PublishResult result = futures.get(i).get(j).getNow(null);
+                if (result == null) {
+                    result = unacknowledged;
+                    topics.refuse(lanes.get(i).records().get(j).topic(), unacknowledged.failure());
+                }
+                lane.add(result);
+            }
+            results.add(lane);
+        }
+        return results;
+    }
+
+    /**
+     * Runs on the send thread. Callbacks run on the producer's I/O thread and only classify and complete a future.
+     * A record of a refused topic is not handed off; a topic whose metadata wait failed here is refused for the rest
+     * of the hand-off (and, through {@link TopicReadiness#refuse}, for later ones), and the broker found unavailable
+     * ends the hand-off: each further send would block this thread up to {@code max.block.ms} for nothing.
+     */
+    private List<List<CompletableFuture<PublishResult>>> handOff(Producer<String, byte[]> producer, List<Lane> lanes,
+            Map<String, TopicReadiness.Readiness> readiness) {
+        List<List<CompletableFuture<PublishResult>>> results = new ArrayList<>(lanes.size());
+        Map<String, SendFailure> refused = new HashMap<>();
+        readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> refused.put(topic, failure)));
+        boolean brokerDown = false;
+        for (Lane lane : lanes) {
+            List<CompletableFuture<PublishResult>> laneResults = new ArrayList<>(lane.records().size());
             results.add(laneResults);
             boolean stopped = false;
             for (OutboundRecord record : lane.records()) {
-                CompletableFuture<DispatchResult> result = new CompletableFuture<>();
+                CompletableFuture<PublishResult> result = new CompletableFuture<>();
                 laneResults.add(result);
-                if (unavailable) {
-                    result.complete(new DispatchResult.NotAttempted("Kafka was unavailable for an earlier record"));
-                    continue;
+                SendFailure refusal = refused.get(record.topic());
+                if (brokerDown) {
+                    result.complete(new PublishResult.NotSent("the broker was unavailable for an earlier record"));
+                } else if (stopped) {
+                    result.complete(new PublishResult.NotSent("an earlier record of this lane failed"));
+                } else if (refusal != null) {
+                    result.complete(new PublishResult.Failed(refusal));
+                } else {
+                    send(producer, record, readiness.get(record.topic()).maxMessageBytes(), result);
                 }
-                if (stopped) {
-                    result.complete(new DispatchResult.NotAttempted("an earlier record of this lane failed"));
-                    continue;
+                PublishResult now = result.getNow(null);
+                if (now instanceof PublishResult.Failed f && refusal == null) {
+                    // failed within send(): the metadata wait (or the buffer's) already cost this thread its bound
+                    brokerDown = brokerDown || f.failure().brokerUnavailable();
+                    if (f.failure().topicUnavailable()) {
+                        refused.put(record.topic(), f.failure());
+                        topics.refuse(record.topic(), f.failure());
+                    }
                 }
-                try {
-                    producer.send(toProducerRecord(record), (metadata, error) ->
-                            result.complete(error == null ? DispatchResult.PUBLISHED : failed(error)));
-                } catch (RuntimeException e) {
-                    result.complete(failed(e));
-                }
-                DispatchResult now = result.getNow(null);
-                // Stop a key's run after a refused record (nothing may overtake it), and the whole hand-off after an
-                // unavailable cluster: each further send would block this thread up to max.block.ms for nothing.
-                unavailable = now instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE;
-                stopped = lane.ordered() && now != null && !(now instanceof DispatchResult.Published);
+                // nothing of a key's run may overtake a record that was refused
+                stopped = stopped || (lane.ordered() && now != null && !(now instanceof PublishResult.Sent));
             }
         }
         return results;
     }
 
-    private static DispatchResult failed(Throwable error) {
-        return new DispatchResult.Failed(KafkaFailures.classify(error), KafkaFailures.describe(error));
+    private void send(Producer<String, byte[]> producer, OutboundRecord record, int maxMessageBytes,
+            CompletableFuture<PublishResult> result) {
+        if (limit(maxMessageBytes) != Integer.MAX_VALUE) {
+            int size = size(record);
+            if (size > maxMessageBytes) {
+                // the broker would refuse it, and the producer, splitting its batch again and again, would retry it
+                // until delivery.timeout.ms when it shares a batch (batch.size above the topic's limit)
+                result.complete(new PublishResult.Failed(KafkaFailures.classify(new RecordTooLargeException("The "
+                        + "record is " + size + " bytes when serialized, above the " + maxMessageBytes + " bytes topic '"
+                        + record.topic() + "' takes (max.message.bytes)"), record.topic())));
+                return;
+            }
+        }
+        try {
+            producer.send(toProducerRecord(record), (metadata, error) -> {
+                if (error == null) {
+                    result.complete(PublishResult.SENT);
+                    return;
+                }
+                SendFailure failure = KafkaFailures.classify(error, record.topic());
+                if (failure.topicUnavailable()) {
+                    topics.refuse(record.topic(), failure); // gone or failing: look it up before the next send
+                }
+                result.complete(new PublishResult.Failed(failure));
+            });
+        } catch (RuntimeException e) {
+            result.complete(new PublishResult.Failed(KafkaFailures.classify(e, record.topic())));
+        }
     }
 
     private static ProducerRecord<String, byte[]> toProducerRecord(OutboundRecord record) {
         RecordHeaders headers = new RecordHeaders();
         record.headers().forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
         return new ProducerRecord<>(record.topic(), null, record.key(), record.value(), headers);
+    }
+
+    @Override
+    public Mono<Optional<SendFailure>> checkTopic(String topic) {
+        return topics.lookUpNow(topic).map(TopicReadiness.Readiness::refusal).publishOn(Schedulers.parallel());
     }
 
     @Override

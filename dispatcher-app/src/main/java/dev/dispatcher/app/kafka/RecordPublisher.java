@@ -1,17 +1,20 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.domain.DispatchResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Publishes records to Kafka and reports one {@link DispatchResult} per record.
+ * Publishes records to Kafka and reports one {@link PublishResult} per record, with failures classified by
+ * {@link KafkaFailures} (kind, scope, cause).
  *
- * <p>Threading: hand-off to the producer runs on the publisher's own thread (a send may block it up to
- * {@code max.block.ms}); results are emitted on a Reactor parallel thread, never on the producer's I/O thread.
+ * <p>Threading: hand-off to the producer runs on the publisher's own thread; results are emitted on a Reactor
+ * parallel thread, never on the producer's I/O thread. No record waits on that thread for its topic's metadata: a
+ * topic is looked up before its records are handed off, off that thread, and a topic that cannot take records
+ * ({@link #checkTopic}) has its records reported failed without hand-off.
  */
 public interface RecordPublisher extends AutoCloseable {
 
@@ -20,23 +23,24 @@ public interface RecordPublisher extends AutoCloseable {
      *
      * <p>With {@code ordered}, the records form one key's run: hand-off stops at the first record the producer
      * refuses at once (serialisation, size, an unavailable topic), and the records after it are reported as
-     * {@link DispatchResult.NotAttempted}, so nothing overtakes a failed record. Records already handed off keep
+     * {@link PublishResult.NotSent}, so nothing overtakes a failed record. Records already handed off keep
      * their order on the partition (idempotent producer). The returned list matches {@code records} index by
      * index; the Mono never errors for a record failure.
      */
-    Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace);
+    Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace);
 
     /**
      * Hands several lanes to the producer together, each as {@link #publish} would, and reports one result list per
-     * lane, index by index. A record of any lane that finds the cluster unavailable ends the hand-off: the records
-     * not yet handed off, in every lane, are {@link DispatchResult.NotAttempted} (each would have waited up to
-     * {@code max.block.ms} for the same answer).
+     * lane, index by index. A record of any lane that finds the broker unavailable ends the hand-off: the records
+     * not yet handed off, in every lane, are {@link PublishResult.NotSent} (each would have waited up to
+     * {@code max.block.ms} for the same answer); one that finds its topic unavailable ends the hand-off for that
+     * topic only.
      *
      * <p>Why: a relay batch at 2,000 messages a second per key carries 10-40 keys; published lane by lane, every
      * lane cost a task on the send thread and another on a Reactor thread, each waiting for a core on a saturated
      * machine. Together, a batch costs one of each. The default publishes the lanes one by one, all at once.
      */
-    default Mono<List<List<DispatchResult>>> publishAll(List<Lane> lanes, Pace pace) {
+    default Mono<List<List<PublishResult>>> publishAll(List<Lane> lanes, Pace pace) {
         if (lanes.isEmpty()) {
             return Mono.just(List.of());
         }
@@ -69,6 +73,15 @@ public interface RecordPublisher extends AutoCloseable {
 
     /** Whether the cluster answers an admin call within {@code timeout}; never errors. */
     Mono<Boolean> probe(Duration timeout);
+
+    /**
+     * Whether {@code topic} can take records now: empty when it can, else why not (missing, no partition with a
+     * leader or with enough in-sync replicas, not authorised, no answer in time). Asks the cluster now, not a cache;
+     * bounded; never errors. The default says every topic can.
+     */
+    default Mono<Optional<SendFailure>> checkTopic(String topic) {
+        return Mono.just(Optional.empty());
+    }
 
     /** Flushes and closes the producer and admin client. */
     @Override

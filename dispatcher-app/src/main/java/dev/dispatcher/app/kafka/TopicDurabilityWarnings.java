@@ -1,9 +1,9 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.domain.DispatchResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -82,7 +82,7 @@ final class TopicDurabilityWarnings implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+    public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         return Mono.defer(() -> {
             meetAll(records);
             return delegate.publish(records, ordered, pace);
@@ -90,7 +90,7 @@ final class TopicDurabilityWarnings implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<List<DispatchResult>>> publishAll(List<Lane> lanes, Pace pace) {
+    public Mono<List<List<PublishResult>>> publishAll(List<Lane> lanes, Pace pace) {
         return Mono.defer(() -> {
             lanes.forEach(lane -> meetAll(lane.records()));
             return delegate.publishAll(lanes, pace);
@@ -100,6 +100,11 @@ final class TopicDurabilityWarnings implements RecordPublisher {
     @Override
     public Mono<Boolean> probe(Duration timeout) {
         return delegate.probe(timeout);
+    }
+
+    @Override
+    public Mono<Optional<SendFailure>> checkTopic(String topic) {
+        return delegate.checkTopic(topic);
     }
 
     private void meetAll(List<OutboundRecord> records) {

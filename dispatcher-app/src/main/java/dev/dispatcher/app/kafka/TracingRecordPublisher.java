@@ -1,12 +1,12 @@
 package dev.dispatcher.app.kafka;
 
 import dev.dispatcher.app.observe.MessageTracing;
-import dev.dispatcher.domain.DispatchResult;
 import io.micrometer.tracing.Span;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 
@@ -35,12 +35,12 @@ final class TracingRecordPublisher implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+    public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         return publishAll(List.of(new Lane(records, ordered)), pace).map(List::getFirst);
     }
 
     @Override
-    public Mono<List<List<DispatchResult>>> publishAll(List<Lane> lanes, Pace pace) {
+    public Mono<List<List<PublishResult>>> publishAll(List<Lane> lanes, Pace pace) {
         return Mono.defer(() -> {
             List<List<Span>> spans = new ArrayList<>(lanes.size());
             List<Lane> traced = new ArrayList<>(lanes.size());
@@ -93,14 +93,13 @@ final class TracingRecordPublisher implements RecordPublisher {
                 tracing.withContextOf(span, record.headers()));
     }
 
-    private static void end(Span span, DispatchResult result) {
+    private static void end(Span span, PublishResult result) {
         switch (result) {
-            case DispatchResult.Published published -> {
+            case PublishResult.Sent sent -> {
             }
-            case DispatchResult.Failed failed -> span.tag("dispatcher.failure", failed.kind().name())
-                    .error(new PublishFailed(failed.error()));
-            case DispatchResult.NotAttempted notAttempted -> span.tag("dispatcher.not_attempted",
-                    notAttempted.reason());
+            case PublishResult.Failed failed -> span.tag("dispatcher.failure", failed.failure().kind().name())
+                    .error(new PublishFailed(failed.failure().description()));
+            case PublishResult.NotSent notSent -> span.tag("dispatcher.not_attempted", notSent.reason());
         }
         span.end();
     }
@@ -108,6 +107,11 @@ final class TracingRecordPublisher implements RecordPublisher {
     @Override
     public Mono<Boolean> probe(Duration timeout) {
         return delegate.probe(timeout);
+    }
+
+    @Override
+    public Mono<Optional<SendFailure>> checkTopic(String topic) {
+        return delegate.checkTopic(topic);
     }
 
     @Override

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code dispatcher.lease.expirations{queue}}</li>
  *   <li>{@code dispatcher.inbox.poison{consumer}}: records the inbox stored dead-lettered because they could not be
  *       stored as received</li>
- *   <li>{@code dispatcher.dead.letter.topic.failures{queue, topic}}: dead-lettered messages their dead-letter topic
- *       did not take (dead-lettered in the table alone)</li>
+ *   <li>{@code dispatcher.publish.failures{topic, cause}}: records a topic could not take (outbox rows, and
+ *       dead-lettered messages their dead-letter topic refused), by the cause classified where the error was seen
+ *       ({@link PublishFailureCause})</li>
  * </ul>
  * Thread-safe.
  */
@@ -172,6 +173,51 @@ public final class DispatcherMetrics {
         return new Totals(t[0].sum(), t[1].sum(), t[2].sum(), t[3].sum());
     }
 
+    /**
+     * Why an outbox row could not be published, as the {@code cause} tag of {@code dispatcher.publish.failures}:
+     * the fixed values of DESIGN.md's metric list.
+     */
+    public enum PublishFailureCause {
+        UNKNOWN_TOPIC("unknown_topic"),
+        NOT_ENOUGH_REPLICAS("not_enough_replicas"),
+        TIMEOUT("timeout"),
+        RECORD_TOO_LARGE("record_too_large"),
+        AUTHORIZATION("authorization"),
+        OTHER("other");
+
+        private final String tag;
+
+        PublishFailureCause(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /** The tags of one {@code dispatcher.publish.failures} counter. */
+    private record PublishFailureKey(String topic, PublishFailureCause cause) {
+    }
+
+    private final ConcurrentMap<PublishFailureKey, Counter> publishFailures = new ConcurrentHashMap<>();
+
+    /**
+     * Counts {@code count} rows of {@code topic} that failed to publish, or were held back because their topic was
+     * failing, for {@code cause}.
+     */
+    public void publishFailures(String topic, PublishFailureCause cause, long count) {
+        if (count > 0) {
+            publishFailures.computeIfAbsent(new PublishFailureKey(topic, cause),
+                            key -> Counter.builder("dispatcher.publish.failures")
+                                    .description("Outbox rows a topic could not take, by cause")
+                                    .tag("topic", key.topic())
+                                    .tag("cause", key.cause().tag())
+                                    .register(registry))
+                    .increment(count);
+        }
+    }
+
     /** Counts claims that took over an expired lease. */
     public void leaseExpirations(Queue queue, long count) {
         if (count > 0) {
@@ -191,20 +237,6 @@ public final class DispatcherMetrics {
         Counter.builder("dispatcher.inbox.poison")
                 .description("Inbox records stored dead-lettered because they could not be stored as received")
                 .tag("consumer", consumer)
-                .register(registry)
-                .increment(count);
-    }
-
-    /**
-     * Counts {@code count} dead-lettered messages of {@code queue} that could not be published to their dead-letter
-     * topic {@code topic} (they are dead-lettered in the table alone). Called with 0 when a queue with a dead-letter
-     * topic starts, so the series exists before the first failure (as {@link #inboxPoison}).
-     */
-    public void deadLetterTopicFailures(Queue queue, String topic, long count) {
-        Counter.builder("dispatcher.dead.letter.topic.failures")
-                .description("Dead-lettered messages their dead-letter topic did not take")
-                .tag("queue", queue.tag())
-                .tag("topic", topic)
                 .register(registry)
                 .increment(count);
     }

@@ -66,6 +66,16 @@ public class OutboxConfiguration {
         return breaker;
     }
 
+    /**
+     * The relay's per-topic breakers ({@code topic:<name>}). Not exported as meters: one breaker's Resilience4j
+     * series per topic the relay has ever published to is unbounded; {@code dispatcher.publish.failures{topic,
+     * cause}} shows the topics that fail.
+     */
+    @Bean
+    CircuitBreakerRegistry topicCircuitBreakers() {
+        return CircuitBreakerRegistry.of(Relay.topicBreakerConfig());
+    }
+
     @Bean
     PauseSwitch pauseSwitch(ControlStore controlStore, DispatcherProperties properties) {
         return new PauseSwitch(controlStore, properties.relay().pollInterval());
@@ -73,13 +83,15 @@ public class OutboxConfiguration {
 
     @Bean(destroyMethod = "close")
     Relay relay(OutboxStore store, RecordPublisher publisher, CircuitBreaker relayCircuitBreaker,
-            DispatcherMetrics metrics, PauseSwitch pauseSwitch, DispatcherProperties properties) {
+            CircuitBreakerRegistry topicCircuitBreakers, DispatcherMetrics metrics, PauseSwitch pauseSwitch,
+            DispatcherProperties properties) {
         RelayProperties relay = properties.relay();
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
                 relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
                 ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger(),
-                relay.maxInFlightBytes().toBytes());
-        Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, metrics, pauseSwitch);
+                relay.maxInFlightBytes().toBytes(), relay.missingTopicTimeout());
+        Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, topicCircuitBreakers, metrics,
+                pauseSwitch);
         pauseSwitch.onChange(r::pauseChanged);
         return r;
     }

@@ -1,26 +1,31 @@
 package dev.dispatcher.app.outbox;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
 import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.DispatchResult;
-import dev.dispatcher.domain.FailureKind;
 import dev.dispatcher.domain.MessageHeaders;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -36,34 +41,44 @@ import reactor.core.publisher.Mono;
  * stops at the first refused record and the rest of the run is not attempted (released without spending attempts),
  * so nothing overtakes a failed record.
  *
- * <p>Each lane is one call of the Resilience4j circuit breaker, recorded with its own API as
+ * <p>Failures stay with the smallest thing that failed ({@link dev.dispatcher.app.kafka.SendFailure.Scope}). A
+ * record's own failure costs that record (and holds back its key's later rows). A topic's failure counts only
+ * against that topic's breaker ({@link TopicBreakers}): while it is open, the topic's rows are held back without
+ * being handed off (given back with a delay and their cause, attempts unspent), and the topic is probed off the
+ * send thread. The relay-wide Resilience4j breaker counts each lane as one call, recorded with its own API as
  * {@link CircuitBreakerOperator} would (the operator wraps one publisher call, and a group is one call for many
- * lanes): a lane with a broker-availability failure counts as a failed call, others as successes; while the breaker
- * refuses calls the lane is not attempted, and the loop claims nothing ({@link #available()}) but probes Kafka every
- * poll interval, half-opening the breaker when it answers.
+ * lanes), failed only when the lane met the broker itself unavailable, or was left unpublished because another lane
+ * of the hand-off did. A hand-off in which records only timed out and none was published asks the cluster itself
+ * ({@link RecordPublisher#probe}): a timeout alone does not say whether one topic or the broker failed, and when the
+ * cluster does not answer the relay-wide breaker opens. While that breaker refuses calls the loop claims nothing
+ * ({@link #available()}) but probes Kafka every poll interval, half-opening the breaker when it answers.
  */
 final class PublishLanes implements BatchStrategy<ClaimedMessage> {
 
     private static final Logger log = LoggerFactory.getLogger(PublishLanes.class);
 
     private final RecordPublisher publisher;
+    /** Hand-offs of this relay waiting for their results: while the relay's breaker is half-open, at most one. */
+    private final AtomicInteger handOffsInFlight = new AtomicInteger();
     private final CircuitBreaker breaker;
+    private final TopicBreakers topics;
     private final RelaySettings settings;
     private final DispatcherMetrics metrics;
     private final Clock clock;
 
-    /** What the circuit breaker records for a lane that met an unavailable cluster. */
+    /** What the relay-wide circuit breaker records for a lane that met an unavailable broker. */
     private static final RuntimeException KAFKA_UNAVAILABLE =
             new RuntimeException("Kafka unavailable", null, false, false) {
             };
 
-    PublishLanes(RecordPublisher publisher, CircuitBreaker breaker, RelaySettings settings, DispatcherMetrics metrics,
-            Clock clock) {
+    PublishLanes(RecordPublisher publisher, CircuitBreaker breaker, CircuitBreakerRegistry topicBreakers,
+            RelaySettings settings, DispatcherMetrics metrics, Clock clock) {
         this.publisher = Objects.requireNonNull(publisher, "publisher");
         this.breaker = Objects.requireNonNull(breaker, "breaker");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.topics = new TopicBreakers(topicBreakers, publisher, settings.missingTopicTimeout(), metrics, clock);
     }
 
     @Override
@@ -79,9 +94,19 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
                 .collectList();
     }
 
+    /**
+     * Whether the loop may claim: not while the relay-wide breaker is open, and while it is half-open only when no
+     * hand-off of this relay is in flight. A half-open breaker lets a few lanes through and refuses the rest, which
+     * are given back at once; claiming again while the trial lanes wait for their acknowledgements (up to {@code
+     * delivery.timeout.ms}) would claim and give back the same rows thousands of times a second.
+     */
     @Override
     public boolean available() {
-        return breaker.getState() != CircuitBreaker.State.OPEN;
+        return switch (breaker.getState()) {
+            case CLOSED, DISABLED, METRICS_ONLY -> true;
+            case HALF_OPEN -> handOffsInFlight.get() == 0;
+            case OPEN, FORCED_OPEN -> false;
+        };
     }
 
     @Override
@@ -133,10 +158,12 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
     }
 
     /**
-     * Publishes a group of at most {@code publishConcurrency} lanes in one hand-off. Each lane is one call of the
-     * circuit breaker, as {@link CircuitBreakerOperator} would make it: a lane the breaker refuses is not attempted;
-     * a lane with a broker-availability failure, or left unpublished because another lane of the hand-off met one,
-     * is a failed call; any other lane a successful one; a cancelled hand-off gives its permissions back.
+     * Publishes a group of at most {@code publishConcurrency} lanes in one hand-off, after probing the group's topics
+     * whose breakers are open and due. Each lane is one call of the relay-wide breaker, as {@link
+     * CircuitBreakerOperator} would make it: a lane the breaker refuses is not attempted; a lane with a
+     * broker-availability failure, or left unpublished because another lane of the hand-off met one, is a failed
+     * call; a lane that handed nothing off (its topics' breakers refused it) gives its permission back; any other
+     * lane is a successful one; a cancelled hand-off gives its permissions back.
      */
     private Mono<List<Attempt<ClaimedMessage>>> publish(List<Lane> group, Batch<ClaimedMessage> batch,
             RecordPublisher.Pace pace) {
@@ -144,66 +171,109 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
             return Mono.just(group.stream().flatMap(lane -> notAttempted(lane, "relay shutting down").stream())
                     .toList());
         }
-        return Mono.defer(() -> {
-            List<Lane> permitted = new ArrayList<>(group.size());
-            List<Attempt<ClaimedMessage>> attempts = new ArrayList<>();
-            for (Lane lane : group) {
-                if (breaker.tryAcquirePermission()) {
-                    permitted.add(lane);
-                } else {
-                    attempts.addAll(notAttempted(lane, "circuit breaker open"));
-                }
+        Set<String> names = new HashSet<>();
+        group.forEach(lane -> lane.messages().forEach(m -> names.add(m.topic())));
+        return topics.probe(names).flatMap(seenMissing -> handOff(group, pace, seenMissing));
+    }
+
+    private Mono<List<Attempt<ClaimedMessage>>> handOff(List<Lane> group, RecordPublisher.Pace pace,
+            Set<String> seenMissing) {
+        Instant planned = clock.instant();
+        List<LanePlan> plans = new ArrayList<>(group.size());
+        List<Attempt<ClaimedMessage>> attempts = new ArrayList<>();
+        for (Lane lane : group) {
+            if (!breaker.tryAcquirePermission()) {
+                attempts.addAll(notAttempted(lane, "circuit breaker open"));
+                continue;
             }
-            if (permitted.isEmpty()) {
-                return Mono.just(attempts);
+            LanePlan plan = LanePlan.of(lane, topics, planned, seenMissing);
+            if (plan.handsOff()) {
+                plans.add(plan);
+            } else {
+                breaker.releasePermission();
+                attempts.addAll(attempts(plan, Duration.ZERO, planned));
             }
-            List<RecordPublisher.Lane> records = permitted.stream()
-                    .map(lane -> new RecordPublisher.Lane(
-                            lane.messages().stream().map(PublishLanes::toRecord).toList(), lane.ordered()))
-                    .toList();
-            long start = breaker.getCurrentTimestamp();
-            long startNanos = System.nanoTime();
-            AtomicBoolean settled = new AtomicBoolean();
-            return publisher.publishAll(records, pace)
-                    .map(results -> {
-                        settled.set(true);
-                        Duration latency = Duration.ofNanos(System.nanoTime() - startNanos);
+        }
+        if (plans.isEmpty()) {
+            return Mono.just(attempts);
+        }
+        long start = breaker.getCurrentTimestamp();
+        long startNanos = System.nanoTime();
+        AtomicBoolean settled = new AtomicBoolean();
+        handOffsInFlight.incrementAndGet();
+        return publisher.publishAll(plans.stream().map(LanePlan::records).toList(), pace)
+                .doFinally(signal -> handOffsInFlight.decrementAndGet())
+                .flatMap(results -> {
+                    settled.set(true);
+                    Instant now = clock.instant();
+                    Duration latency = Duration.ofNanos(System.nanoTime() - startNanos);
+                    long elapsed = breaker.getCurrentTimestamp() - start;
+                    List<LanePlan.Outcome> outcomes = new ArrayList<>(plans.size());
+                    for (int i = 0; i < plans.size(); i++) {
+                        outcomes.add(plans.get(i).settle(results.get(i), topics, now, seenMissing, elapsed));
+                        attempts.addAll(attempts(plans.get(i), latency, now));
+                    }
+                    boolean brokerFailed = outcomes.stream().anyMatch(LanePlan.Outcome::brokerFailed);
+                    for (LanePlan.Outcome outcome : outcomes) {
+                        if (outcome.brokerFailed() || (brokerFailed && !outcome.anySent())) {
+                            breaker.onError(elapsed, breaker.getTimestampUnit(), KAFKA_UNAVAILABLE);
+                        } else {
+                            breaker.onSuccess(elapsed, breaker.getTimestampUnit());
+                        }
+                    }
+                    return timedOutAlone(results) ? askTheCluster().thenReturn(attempts) : Mono.just(attempts);
+                })
+                .doOnError(e -> {
+                    if (settled.compareAndSet(false, true)) {
                         long elapsed = breaker.getCurrentTimestamp() - start;
-                        boolean anyUnavailable = results.stream().anyMatch(PublishLanes::unavailable);
-                        for (int i = 0; i < permitted.size(); i++) {
-                            List<DispatchResult> laneResults = results.get(i);
-                            if (unavailable(laneResults) || (anyUnavailable && laneResults.stream()
-                                    .noneMatch(r -> r instanceof DispatchResult.Published))) {
-                                breaker.onError(elapsed, breaker.getTimestampUnit(), KAFKA_UNAVAILABLE);
-                            } else {
-                                breaker.onSuccess(elapsed, breaker.getTimestampUnit());
-                            }
-                            attempts.addAll(attempts(permitted.get(i), laneResults, latency));
-                        }
-                        return attempts;
-                    })
-                    .doOnError(e -> {
-                        if (settled.compareAndSet(false, true)) {
-                            long elapsed = breaker.getCurrentTimestamp() - start;
-                            permitted.forEach(lane -> breaker.onError(elapsed, breaker.getTimestampUnit(), e));
-                        }
-                    })
-                    .doOnCancel(() -> {
-                        if (settled.compareAndSet(false, true)) {
-                            permitted.forEach(lane -> breaker.releasePermission());
-                        }
-                    });
-        });
+                        plans.forEach(plan -> {
+                            plan.releasePermits();
+                            breaker.onError(elapsed, breaker.getTimestampUnit(), e);
+                        });
+                    }
+                })
+                .doOnCancel(() -> {
+                    if (settled.compareAndSet(false, true)) {
+                        plans.forEach(plan -> {
+                            plan.releasePermits();
+                            breaker.releasePermission();
+                        });
+                    }
+                });
     }
 
-    /** Whether a lane met an unavailable cluster. */
-    private static boolean unavailable(List<DispatchResult> results) {
-        return results.stream().anyMatch(r ->
-                r instanceof DispatchResult.Failed f && f.kind() == FailureKind.UNAVAILABLE);
+    /** Whether records of the hand-off timed out and none was published: one topic, or the whole broker? */
+    private static boolean timedOutAlone(List<List<PublishResult>> results) {
+        boolean timedOut = false;
+        for (List<PublishResult> lane : results) {
+            for (PublishResult r : lane) {
+                if (r instanceof PublishResult.Sent) {
+                    return false;
+                }
+                timedOut |= r instanceof PublishResult.Failed f && f.failure().topicUnavailable()
+                        && f.failure().cause() == PublishFailureCause.TIMEOUT;
+            }
+        }
+        return timedOut;
     }
 
-    private List<Attempt<ClaimedMessage>> attempts(Lane lane, List<DispatchResult> results, Duration latency) {
-        Instant now = clock.instant();
+    /** Opens the relay-wide breaker when the cluster itself does not answer; never errors. */
+    private Mono<Void> askTheCluster() {
+        return publisher.probe(settings.pollInterval().plusSeconds(1))
+                .doOnNext(up -> {
+                    if (!up && breaker.getState() != CircuitBreaker.State.OPEN) {
+                        log.warn("relay {}: sends timed out and Kafka does not answer; opening the circuit breaker",
+                                settings.workerId());
+                        breaker.transitionToOpenState();
+                    }
+                })
+                .then();
+    }
+
+    /** The lane's attempts, with the publish timers of its published rows. */
+    private List<Attempt<ClaimedMessage>> attempts(LanePlan plan, Duration latency, Instant now) {
+        Lane lane = plan.lane();
+        List<DispatchResult> results = plan.results();
         List<Attempt<ClaimedMessage>> attempts = new ArrayList<>(results.size());
         boolean blocked = false;
         for (int i = 0; i < results.size(); i++) {

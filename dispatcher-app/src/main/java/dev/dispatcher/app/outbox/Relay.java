@@ -6,6 +6,8 @@ import dev.dispatcher.app.queue.ClaimLoop;
 import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.app.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
@@ -17,7 +19,7 @@ import reactor.core.scheduler.Schedulers;
  * The outbox relay: the leased-queue kernel ({@link ClaimLoop}) on the outbox, with {@link PublishLanes} as its
  * strategy. Claims pull-based batches (at most {@code maxInFlightBatches} unfinished), publishes their lanes with
  * bounded concurrency, writes each batch's classified transitions in one statement, renews leases, honours the
- * cluster-wide pause switch and the circuit breaker, and drains on {@link #stop()}: in-flight batches finish and
+ * cluster-wide pause switch, the relay-wide circuit breaker and one breaker per topic, and drains on {@link #stop()}: in-flight batches finish and
  * write their transitions, lanes not yet handed off are released. The loop's gating is {@link ClaimLoop}'s.
  */
 public final class Relay {
@@ -27,27 +29,44 @@ public final class Relay {
     private final Scheduler scheduler;
     private final boolean ownScheduler;
 
-    /** A relay on its own single-thread loop scheduler and the system clock. */
+    /** A relay on its own single-thread loop scheduler and the system clock, with topic breakers of its own. */
     public Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
             DispatcherMetrics metrics, BooleanSupplier paused) {
-        this(store, publisher, settings, breaker, metrics, paused,
+        this(store, publisher, settings, breaker, CircuitBreakerRegistry.of(TopicBreakers.config()), metrics, paused);
+    }
+
+    /**
+     * A relay on its own single-thread loop scheduler and the system clock, whose per-topic breakers live in
+     * {@code topicBreakers} (configured with {@link #topicBreakerConfig()}; one breaker per topic, named
+     * {@code topic:<name>}), so the application holds them.
+     */
+    public Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
+            CircuitBreakerRegistry topicBreakers, DispatcherMetrics metrics, BooleanSupplier paused) {
+        this(store, publisher, settings, breaker, topicBreakers, metrics, paused,
                 Schedulers.newSingle("dispatcher-relay-" + settings.workerId()), Clock.systemUTC(), true);
     }
 
     /** A relay whose loop turns and times its waits on {@code scheduler}, and reads {@code clock} for latency. */
     public Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
             DispatcherMetrics metrics, BooleanSupplier paused, Scheduler scheduler, Clock clock) {
-        this(store, publisher, settings, breaker, metrics, paused, scheduler, clock, false);
+        this(store, publisher, settings, breaker, CircuitBreakerRegistry.of(TopicBreakers.config()), metrics, paused,
+                scheduler, clock, false);
     }
 
     private Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
-            DispatcherMetrics metrics, BooleanSupplier paused, Scheduler scheduler, Clock clock,
-            boolean ownScheduler) {
+            CircuitBreakerRegistry topicBreakers, DispatcherMetrics metrics, BooleanSupplier paused,
+            Scheduler scheduler, Clock clock, boolean ownScheduler) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.scheduler = scheduler;
         this.ownScheduler = ownScheduler;
-        this.loop = new ClaimLoop<>("relay", store, new PublishLanes(publisher, breaker, settings, metrics, clock),
-                settings.loop(), metrics, paused, scheduler);
+        this.loop = new ClaimLoop<>("relay", store,
+                new PublishLanes(publisher, breaker, topicBreakers, settings, metrics, clock), settings.loop(),
+                metrics, paused, scheduler);
+    }
+
+    /** The configuration of the per-topic breakers' registry. */
+    public static CircuitBreakerConfig topicBreakerConfig() {
+        return TopicBreakers.config();
     }
 
     /** Starts claiming. Idempotent. */

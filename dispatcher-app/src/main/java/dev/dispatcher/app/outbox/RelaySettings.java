@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param claimLinger least time between the starts of two claims, unless the earlier one came back full
  * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most (a claim takes fewer rows when
  *     payloads are large; one row larger than what is left still goes alone)
+ * @param missingTopicTimeout how long a topic may be missing (as this relay sees it, without a break) before its
+ *     rows are dead-lettered
  */
 public record RelaySettings(
         String workerId,
@@ -33,26 +35,52 @@ public record RelaySettings(
         RetryPolicy retryPolicy,
         Duration drainTimeout,
         Duration claimLinger,
-        long maxInFlightBytes) {
+        long maxInFlightBytes,
+        Duration missingTopicTimeout) {
 
     /** The default {@code claimLinger}, as {@code dispatcher.relay.claim-linger}. */
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
     /** The default {@code maxInFlightBytes}, as {@code dispatcher.relay.max-in-flight-bytes} (64 MiB). */
     public static final long DEFAULT_MAX_IN_FLIGHT_BYTES = 64L * 1024 * 1024;
+    /** The default {@code missingTopicTimeout}, as {@code dispatcher.relay.missing-topic-timeout}. */
+    public static final Duration DEFAULT_MISSING_TOPIC_TIMEOUT = Duration.ofMinutes(5);
 
     public RelaySettings {
         Objects.requireNonNull(ordering, "ordering");
+        Objects.requireNonNull(missingTopicTimeout, "missingTopicTimeout");
+    }
+
+    /** Settings with the default in-flight byte bound and missing-topic timeout. */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout, Duration claimLinger) {
+        this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
+                retryPolicy, drainTimeout, claimLinger, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MISSING_TOPIC_TIMEOUT);
+    }
+
+    /** Settings with the default missing-topic timeout. */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout, Duration claimLinger, long maxInFlightBytes) {
+        this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
+                retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, DEFAULT_MISSING_TOPIC_TIMEOUT);
     }
 
     /** Settings with the default in-flight byte bound. */
     public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
             Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
-            Duration drainTimeout, Duration claimLinger) {
+            Duration drainTimeout, Duration claimLinger, Duration missingTopicTimeout) {
         this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
-                retryPolicy, drainTimeout, claimLinger, DEFAULT_MAX_IN_FLIGHT_BYTES);
+                retryPolicy, drainTimeout, claimLinger, DEFAULT_MAX_IN_FLIGHT_BYTES, missingTopicTimeout);
     }
 
-    /** Settings with the default claim linger. */
+    /** These settings with another missing-topic timeout. */
+    public RelaySettings withMissingTopicTimeout(Duration timeout) {
+        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
+                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, timeout);
+    }
+
+    /** Settings with the default claim linger and missing-topic timeout. */
     public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
             Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
             Duration drainTimeout) {

@@ -61,7 +61,9 @@ final class TransitionWriter {
                     if (d.result() instanceof DispatchResult.Failed) {
                         failed++;
                     }
-                    if (!(d.result() instanceof DispatchResult.Published)) {
+                    // a deferred row is given back with a delay: nothing to claim again at once
+                    if (!(d.result() instanceof DispatchResult.Published)
+                            && !(d.result() instanceof DispatchResult.Deferred)) {
                         rowsBack.set(true);
                     }
                     Transition t = DispatchDecision.decide(d.result(), d.message().leased().attempts(),

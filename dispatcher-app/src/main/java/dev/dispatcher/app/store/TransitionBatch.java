@@ -96,14 +96,14 @@ final class TransitionBatch {
         };
     }
 
-    /** Retry delay or renewal length in milliseconds, 0 for the other transitions. */
+    /** Retry delay, renewal length or release delay in milliseconds, 0 for the other transitions. */
     public Long[] millis() {
         return distinct.values().stream().map(r -> switch (r.transition()) {
             case Transition.ScheduleRetry retry -> retry.delay().toMillis();
             case Transition.RenewLease renew -> renew.duration().toMillis();
             case Transition.Deliver d -> 0L;
             case Transition.DeadLetter d -> 0L;
-            case Transition.Release rel -> 0L;
+            case Transition.Release rel -> rel.delay().toMillis();
         }).toArray(Long[]::new);
     }
 
@@ -114,7 +114,7 @@ final class TransitionBatch {
             case Transition.DeadLetter dead -> dead.reason();
             case Transition.Deliver d -> null;
             case Transition.RenewLease renew -> null;
-            case Transition.Release rel -> null;
+            case Transition.Release rel -> rel.error();
         })).toArray(String[]::new);
     }
 

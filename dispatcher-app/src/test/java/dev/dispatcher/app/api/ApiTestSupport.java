@@ -272,7 +272,9 @@ abstract class ApiTestSupport {
     }
 
     static String uniqueTopic(String prefix) {
-        return prefix + "." + UUID.randomUUID().toString().substring(0, 8);
+        String topic = prefix + "." + UUID.randomUUID().toString().substring(0, 8);
+        TestServers.kafka().createTopic(topic, 1); // the broker creates none on first use, as in production
+        return topic;
     }
 
     /** The server process id of a JDBC connection, to find the statements it blocks in {@code pg_locks}. */

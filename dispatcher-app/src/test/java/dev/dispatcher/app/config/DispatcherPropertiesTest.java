@@ -34,7 +34,8 @@ class DispatcherPropertiesTest {
         assertThat(properties.workerId()).matches(".+-\\d+").endsWith("-" + ProcessHandle.current().pid());
         assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
         assertThat(properties.relay()).isEqualTo(new RelayProperties(1000, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
-                Ordering.PER_KEY, Duration.ofMillis(5), DataSize.ofMegabytes(64)));
+                Ordering.PER_KEY, Duration.ofMillis(5), DataSize.ofMegabytes(64),
+                Duration.ofMinutes(5)));
         assertThat(properties.retry()).isEqualTo(new RetryProperties(RetryPolicy.DEFAULT_INITIAL_DELAY,
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
@@ -108,22 +109,34 @@ class DispatcherPropertiesTest {
         Duration s1 = Duration.ofSeconds(1);
         Duration ms5 = Duration.ofMillis(5);
         DataSize mb64 = DataSize.ofMegabytes(64);
-        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64),
+        Duration m5 = Duration.ofMinutes(5);
+        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64),
+        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 10001");
-        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5, mb64),
+        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
                 "dispatcher.relay.max-in-flight-batches must be between 1 and 64, but was 65");
-        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5, mb64),
+        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
                 "dispatcher.relay.publish-concurrency must be between 1 and 4096, but was 0");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5, mb64),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5, mb64, m5),
                 "dispatcher.relay.lease-duration must be between 2s and 1h, but was 1s");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5, mb64),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5, mb64, m5),
                 "dispatcher.relay.poll-interval must be between 10ms and 10m, but was 5ms");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, DataSize.ofBytes(0)),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, DataSize.ofBytes(0), m5),
                 "dispatcher.relay.max-in-flight-bytes must be positive, but was 0B");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2), mb64),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2), mb64, m5),
                 "dispatcher.relay.claim-linger must be between 0s and 1s, but was 2s");
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, Duration.ofMillis(500)),
+                "dispatcher.relay.missing-topic-timeout must be between 1s and 7d, but was 500ms");
+    }
+
+    @Test
+    void aBadMissingTopicTimeoutStopsTheStartNamingTheProperty() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(Map.of("dispatcher.relay.missing-topic-timeout", "0s")))
+                .withMessage("dispatcher.relay.missing-topic-timeout must be between 1s and 7d, but was 0s");
+        assertThat(bind(properties("dispatcher.relay.missing-topic-timeout", "90s")).relay().missingTopicTimeout())
+                .isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.dispatcher.app.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.ManualClock;
-import dev.dispatcher.domain.DispatchResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,9 +25,9 @@ class TopicDurabilityWarningsTest {
 
     private final TopicDurabilityWarnings publisher = new TopicDurabilityWarnings(new RecordPublisher() {
         @Override
-        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+        public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
             sent.add(records);
-            return Mono.just(records.stream().map(r -> (DispatchResult) new DispatchResult.Published()).toList());
+            return Mono.just(records.stream().map(r -> PublishResult.SENT).toList());
         }
 
         @Override

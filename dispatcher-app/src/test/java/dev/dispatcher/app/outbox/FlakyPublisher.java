@@ -2,7 +2,9 @@ package dev.dispatcher.app.outbox;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.RecordPublisher;
-import dev.dispatcher.domain.DispatchResult;
+import dev.dispatcher.app.kafka.PublishResult;
+import dev.dispatcher.app.kafka.SendFailure;
+import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.domain.FailureKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,7 +22,7 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Fault injection at hand-off: wraps a real {@link RecordPublisher} and fails the first {@code k} hand-offs of
- * chosen message ids (read from the {@code message-id} header) with {@code Failed(TRANSIENT, "injected")}, without
+ * chosen message ids (read from the {@code message-id} header) with a transient record failure ({@link #FAILED}), without
  * sending them. Honours the {@code ordered} contract: in an ordered lane, the records before the first failing one
  * are really published through the wrapped publisher, and the ones after it are {@code NotAttempted}; in an
  * unordered lane every record that is not failed is published. Thread-safe.
@@ -27,6 +30,9 @@ import reactor.core.scheduler.Schedulers;
 final class FlakyPublisher implements RecordPublisher {
 
     static final String INJECTED = "injected";
+    /** What an injected failure reports: a transient failure of the record alone. */
+    static final PublishResult FAILED = new PublishResult.Failed(new SendFailure(FailureKind.TRANSIENT,
+            SendFailure.Scope.RECORD, PublishFailureCause.OTHER, INJECTED));
 
     private final RecordPublisher delegate;
     /** Message id -> how many hand-offs to fail. */
@@ -65,12 +71,12 @@ final class FlakyPublisher implements RecordPublisher {
     }
 
     @Override
-    public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+    public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         return Mono.defer(() -> ordered ? publishOrdered(records, pace) : publishUnordered(records, pace))
                 .publishOn(Schedulers.parallel());
     }
 
-    private Mono<List<DispatchResult>> publishOrdered(List<OutboundRecord> records, Pace pace) {
+    private Mono<List<PublishResult>> publishOrdered(List<OutboundRecord> records, Pace pace) {
         int firstFailing = -1;
         for (int i = 0; i < records.size(); i++) {
             if (shouldFail(id(records.get(i)))) {
@@ -86,27 +92,27 @@ final class FlakyPublisher implements RecordPublisher {
         List<OutboundRecord> prefix = records.subList(0, failing);
         prefix.forEach(r -> handedOff(id(r)));
         return delegate.publish(prefix, true, pace).map(prefixResults -> {
-            List<DispatchResult> results = new ArrayList<>(records.size());
+            List<PublishResult> results = new ArrayList<>(records.size());
             results.addAll(prefixResults);
-            boolean prefixPublished = prefixResults.stream().allMatch(r -> r instanceof DispatchResult.Published);
+            boolean prefixPublished = prefixResults.stream().allMatch(r -> r instanceof PublishResult.Sent);
             if (prefixPublished) {
                 String id = id(records.get(failing));
                 handedOff(id);
                 injected.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-                results.add(new DispatchResult.Failed(FailureKind.TRANSIENT, INJECTED));
+                results.add(FAILED);
             } else {
                 // The wrapped publisher already stopped the run: the failing record was never reached.
-                results.add(new DispatchResult.NotAttempted("an earlier record of the same key failed"));
+                results.add(new PublishResult.NotSent("an earlier record of the same key failed"));
             }
             for (int i = failing + 1; i < records.size(); i++) {
-                results.add(new DispatchResult.NotAttempted("an earlier record of the same key failed"));
+                results.add(new PublishResult.NotSent("an earlier record of the same key failed"));
             }
             return results;
         });
     }
 
-    private Mono<List<DispatchResult>> publishUnordered(List<OutboundRecord> records, Pace pace) {
-        DispatchResult[] results = new DispatchResult[records.size()];
+    private Mono<List<PublishResult>> publishUnordered(List<OutboundRecord> records, Pace pace) {
+        PublishResult[] results = new PublishResult[records.size()];
         List<OutboundRecord> toSend = new ArrayList<>(records.size());
         List<Integer> positions = new ArrayList<>(records.size());
         for (int i = 0; i < records.size(); i++) {
@@ -114,7 +120,7 @@ final class FlakyPublisher implements RecordPublisher {
             handedOff(id);
             if (shouldFail(id)) {
                 injected.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-                results[i] = new DispatchResult.Failed(FailureKind.TRANSIENT, INJECTED);
+                results[i] = FAILED;
             } else {
                 toSend.add(records.get(i));
                 positions.add(i);
@@ -144,6 +150,11 @@ final class FlakyPublisher implements RecordPublisher {
     @Override
     public Mono<Boolean> probe(Duration timeout) {
         return delegate.probe(timeout);
+    }
+
+    @Override
+    public Mono<Optional<SendFailure>> checkTopic(String topic) {
+        return delegate.checkTopic(topic);
     }
 
     @Override

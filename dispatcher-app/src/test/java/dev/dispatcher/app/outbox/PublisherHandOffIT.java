@@ -3,8 +3,10 @@ package dev.dispatcher.app.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
-import dev.dispatcher.domain.DispatchResult;
+import dev.dispatcher.app.kafka.SendFailure;
+import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.domain.FailureKind;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -18,12 +20,16 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RecordPublisher#publishAll} on the real producer: several lanes in one hand-off are each published in
- * order with one result per record; a cluster that cannot be reached ends the whole hand-off after the one send
- * that waited {@code max.block.ms} for it, every other record of every lane not attempted (and so released without
- * spending an attempt).
+ * {@link RecordPublisher#publishAll} on the real producer, with the broker's topic auto-creation off: several lanes
+ * in one hand-off are each published in order with one result per record; a missing topic is looked up off the
+ * send thread and its records are refused without a send, so the other lanes of the same hand-off go at once; a
+ * topic deleted after use holds one hand-off for at most about {@code max.block.ms}, then is looked up again and
+ * refused as missing; an unreachable cluster blocks no send at all.
  */
 class PublisherHandOffIT {
+
+    /** Far above what a hand-off takes when no send waits for metadata, far below a wait for this bound. */
+    private static final int MAX_BLOCK_MS = 20_000;
 
     @Test
     void lanesHandedOffTogetherArePublishedEachInItsOrder() throws Exception {
@@ -34,11 +40,11 @@ class PublisherHandOffIT {
             List<RecordPublisher.Lane> lanes = List.of(lane(topic, "a", 5, true), lane(topic, "b", 5, true),
                     lane(topic, null, 5, false));
 
-            List<List<DispatchResult>> results = publisher.publishAll(lanes, RecordPublisher.Pace.PROMPT)
+            List<List<PublishResult>> results = publisher.publishAll(lanes, RecordPublisher.Pace.PROMPT)
                     .block(Duration.ofSeconds(30));
 
             assertThat(results).hasSize(3).allSatisfy(lane ->
-                    assertThat(lane).hasSize(5).containsOnly(DispatchResult.PUBLISHED));
+                    assertThat(lane).hasSize(5).containsOnly(PublishResult.SENT));
             List<ConsumerRecord<String, byte[]>> onKafka = fx.kafka.consume(topic, 15, Duration.ofSeconds(10));
             assertThat(onKafka).hasSize(15);
             for (String key : List.of("a", "b")) {
@@ -51,7 +57,80 @@ class PublisherHandOffIT {
     }
 
     @Test
-    void anUnreachableClusterEndsTheWholeHandOffAfterOneBlockedSend() throws Exception {
+    void aMissingTopicIsRefusedWithoutASendWhileTheOtherLanesOfTheHandOffArePublished() throws Exception {
+        try (RelayFixture fx = new RelayFixture("handoff-missing")) {
+            String topic = "handoff-ok." + UUID.randomUUID();
+            String missing = "handoff-missing." + UUID.randomUUID();
+            fx.kafka.createTopic(topic, 1);
+            RecordPublisher publisher = fx.publisher(fx.kafka.bootstrapServers(),
+                    Map.of("max.block.ms", MAX_BLOCK_MS));
+            List<RecordPublisher.Lane> lanes = List.of(lane(missing, "a", 3, true), lane(topic, "b", 3, true),
+                    lane(missing, null, 2, false), lane(topic, null, 3, false));
+
+            long start = System.nanoTime();
+            List<List<PublishResult>> results = publisher.publishAll(lanes, RecordPublisher.Pace.PROMPT)
+                    .block(Duration.ofSeconds(60));
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            assertThat(took).as("no send waited max.block.ms for the missing topic's metadata")
+                    .isLessThan(Duration.ofMillis(MAX_BLOCK_MS / 2));
+            assertThat(results.get(1)).containsOnly(PublishResult.SENT);
+            assertThat(results.get(3)).containsOnly(PublishResult.SENT);
+            assertThat(results.get(0).getFirst()).isEqualTo(new PublishResult.Failed(unknown(missing)));
+            assertThat(results.get(0).subList(1, 3)).as("nothing of the key's run overtakes its refused head")
+                    .allMatch(r -> r instanceof PublishResult.NotSent);
+            assertThat(results.get(2)).containsOnly(new PublishResult.Failed(unknown(missing)));
+            assertThat(fx.kafka.consume(topic, 6, Duration.ofSeconds(10))).hasSize(6);
+            assertThat(publisher.checkTopic(missing).block(Duration.ofSeconds(30))).contains(unknown(missing));
+            assertThat(publisher.checkTopic(topic).block(Duration.ofSeconds(30))).isEmpty();
+        }
+    }
+
+    @Test
+    void aTopicDeletedAfterUseHoldsItsHandOffAtMostMaxBlockOnceThenIsLookedUpAgainAndRefusedAsMissing()
+            throws Exception {
+        try (RelayFixture fx = new RelayFixture("handoff-deleted")) {
+            String topic = "handoff-deleted." + UUID.randomUUID();
+            String other = "handoff-other." + UUID.randomUUID();
+            fx.kafka.createTopic(topic, 1);
+            fx.kafka.createTopic(other, 1);
+            int maxBlockMs = 1_500;
+            RecordPublisher publisher = fx.publisher(fx.kafka.bootstrapServers(), Map.of("max.block.ms", maxBlockMs));
+            assertThat(publisher.publishAll(List.of(lane(topic, "a", 1, true)), RecordPublisher.Pace.PROMPT)
+                    .block(Duration.ofSeconds(30))).containsExactly(List.of(PublishResult.SENT));
+            fx.kafka.deleteTopics(List.of(topic));
+            awaitGone(fx, topic);
+
+            long start = System.nanoTime();
+            List<List<PublishResult>> first = handOff(publisher, topic, other);
+            Duration firstTook = Duration.ofNanos(System.nanoTime() - start);
+            start = System.nanoTime();
+            List<List<PublishResult>> second = handOff(publisher, topic, other);
+            Duration secondTook = Duration.ofNanos(System.nanoTime() - start);
+            Thread.sleep(1_100); // past the cached refusal
+            List<List<PublishResult>> third = handOff(publisher, topic, other);
+
+            assertThat(first.get(0)).as("unacknowledged, or refused by a send's metadata wait")
+                    .allSatisfy(r -> assertThat(r).isInstanceOfSatisfying(PublishResult.Failed.class,
+                            f -> assertThat(f.failure().topicUnavailable()).isTrue()));
+            assertThat(firstTook).as("held at most about max.block.ms").isLessThan(Duration.ofMillis(3L * maxBlockMs));
+            assertThat(second.get(0)).allSatisfy(r -> assertThat(r).isInstanceOf(PublishResult.Failed.class));
+            assertThat(secondTook).as("refused from the cache, no send waited").isLessThan(Duration.ofMillis(maxBlockMs));
+            assertThat(third.get(0)).as("looked up again off the send thread: missing")
+                    .containsOnly(new PublishResult.Failed(unknown(topic)));
+            for (List<List<PublishResult>> handOff : List.of(first, second, third)) {
+                assertThat(handOff.get(1)).containsExactly(PublishResult.SENT);
+            }
+        }
+    }
+
+    private static List<List<PublishResult>> handOff(RecordPublisher publisher, String failing, String healthy) {
+        return publisher.publishAll(List.of(lane(failing, "a", 2, false), lane(healthy, "b", 1, true)),
+                RecordPublisher.Pace.PROMPT).block(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void anUnreachableClusterBlocksNoSendAndReportsEveryTopicTimingOut() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
@@ -62,16 +141,34 @@ class PublisherHandOffIT {
             List<RecordPublisher.Lane> lanes = List.of(lane(topic, "a", 2, true), lane(topic, "b", 2, true),
                     lane(topic, null, 2, false));
 
-            List<List<DispatchResult>> results = publisher.publishAll(lanes, RecordPublisher.Pace.PROMPT)
+            List<List<PublishResult>> results = publisher.publishAll(lanes, RecordPublisher.Pace.PROMPT)
                     .block(Duration.ofSeconds(30));
 
             assertThat(results).hasSize(3);
-            assertThat(results.getFirst().getFirst()).isInstanceOfSatisfying(DispatchResult.Failed.class,
-                    f -> assertThat(f.kind()).isEqualTo(FailureKind.UNAVAILABLE));
-            List<DispatchResult> rest = new ArrayList<>(results.getFirst().subList(1, 2));
-            results.subList(1, 3).forEach(rest::addAll);
-            assertThat(rest).as("never handed off, in this lane or the others").hasSize(5)
-                    .allMatch(r -> r instanceof DispatchResult.NotAttempted);
+            for (List<PublishResult> lane : results) {
+                assertThat(lane.getFirst()).isInstanceOfSatisfying(PublishResult.Failed.class, f -> {
+                    assertThat(f.failure().kind()).isEqualTo(FailureKind.UNAVAILABLE);
+                    assertThat(f.failure().scope()).isEqualTo(SendFailure.Scope.TOPIC);
+                    assertThat(f.failure().cause()).isEqualTo(PublishFailureCause.TIMEOUT);
+                });
+            }
+            assertThat(results.get(0).get(1)).isInstanceOf(PublishResult.NotSent.class);
+            assertThat(publisher.probe(Duration.ofMillis(300)).block(Duration.ofSeconds(10))).isFalse();
+        }
+    }
+
+    private static SendFailure unknown(String topic) {
+        return new SendFailure(FailureKind.UNAVAILABLE, SendFailure.Scope.TOPIC, PublishFailureCause.UNKNOWN_TOPIC,
+                "topic '" + topic + "' does not exist (UNKNOWN_TOPIC_OR_PARTITION)");
+    }
+
+    /** Waits (the test thread) until the broker no longer lists {@code topic}. */
+    private static void awaitGone(RelayFixture fx, String topic) throws InterruptedException {
+        RecordPublisher probe = fx.publisher(fx.kafka.bootstrapServers(), Map.of());
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (probe.checkTopic(topic).block(Duration.ofSeconds(30)).isEmpty()) {
+            assertThat(System.nanoTime()).as("topic %s still listed", topic).isLessThan(deadline);
+            Thread.sleep(1_100); // past the cached answer's lifetime
         }
     }
 

@@ -3,8 +3,8 @@ package dev.dispatcher.app.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
-import dev.dispatcher.domain.DispatchResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -43,11 +43,11 @@ class PublisherPaceIT {
     private static long publish(RecordPublisher publisher, String topic, RecordPublisher.Pace pace) {
         String id = UUID.randomUUID().toString();
         long start = System.nanoTime();
-        List<DispatchResult> results = publisher.publish(List.of(new OutboundRecord(topic, "k",
+        List<PublishResult> results = publisher.publish(List.of(new OutboundRecord(topic, "k",
                 "{}".getBytes(StandardCharsets.UTF_8), Map.of("message-id", id))), true, pace)
                 .block(Duration.ofSeconds(30));
         long took = System.nanoTime() - start;
-        assertThat(results).containsExactly(DispatchResult.PUBLISHED);
+        assertThat(results).containsExactly(PublishResult.SENT);
         return took;
     }
 }

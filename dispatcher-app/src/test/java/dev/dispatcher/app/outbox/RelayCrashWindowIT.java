@@ -3,12 +3,12 @@ package dev.dispatcher.app.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
-import dev.dispatcher.domain.DispatchResult;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -43,9 +43,9 @@ class RelayCrashWindowIT {
             List<ClaimedMessage> claimed = crashed.claimBatch("crashed-worker", 10, Duration.ofSeconds(2),
                     Ordering.PER_KEY).block(Duration.ofSeconds(20));
             assertThat(claimed).hasSize(1);
-            List<DispatchResult> sent = publisher.publish(List.of(PublishLanes.toRecord(claimed.getFirst())), true,
+            List<PublishResult> sent = publisher.publish(List.of(PublishLanes.toRecord(claimed.getFirst())), true,
                     RecordPublisher.Pace.PROMPT).block(Duration.ofSeconds(20));
-            assertThat(sent).containsExactly(DispatchResult.PUBLISHED);
+            assertThat(sent).containsExactly(PublishResult.SENT);
 
             DispatcherMetrics metrics = RelayFixture.metrics();
             fx.relay(RelayFixture.settings("recovering-relay", Ordering.PER_KEY), publisher, metrics);
@@ -122,7 +122,7 @@ class RelayCrashWindowIT {
         }
 
         @Override
-        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+        public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
             return Mono.fromCallable(() -> {
                         try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement("""
                                 UPDATE outbox_message SET lease_owner = 'thief', lease_token = gen_random_uuid(),
@@ -135,7 +135,7 @@ class RelayCrashWindowIT {
                                 }
                             }
                         }
-                        return Collections.nCopies(records.size(), DispatchResult.PUBLISHED);
+                        return Collections.nCopies(records.size(), PublishResult.SENT);
                     })
                     .subscribeOn(Schedulers.boundedElastic());
         }

@@ -209,7 +209,7 @@ class RelayPoisonAndRetryIT {
             Instant deliveredAt, Instant deadLetteredAt, Instant leaseUntil) {
     }
 
-    private static Row row(RelayFixture fx, UUID id) throws Exception {
+    static Row row(RelayFixture fx, UUID id) throws Exception {
         try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement("""
                 SELECT status, attempts, last_error, last_attempt_at, visible_after, delivered_at, dead_lettered_at,
                        lease_until

@@ -3,10 +3,10 @@ package dev.dispatcher.app.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.Ordering;
-import dev.dispatcher.domain.DispatchResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -115,10 +115,10 @@ class RelayShutdownIT {
         }
 
         @Override
-        public Mono<List<DispatchResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
+        public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
             return Mono.delay(delay).then(delegate.publish(records, ordered, pace)).doOnNext(results -> {
                 for (int i = 0; i < results.size(); i++) {
-                    if (results.get(i) instanceof DispatchResult.Published) {
+                    if (results.get(i) instanceof PublishResult.Sent) {
                         published.add(records.get(i).headers().get("message-id"));
                     }
                 }

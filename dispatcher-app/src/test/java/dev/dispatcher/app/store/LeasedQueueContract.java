@@ -574,6 +574,51 @@ abstract class LeasedQueueContract<M extends Claimed> {
         assertThat(again.leased().attempts()).isEqualTo(2);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {ONE_ROW_FORM, ARRAY_FORM})
+    void aDelayedReleaseKeepsTheRowInvisibleForItsDelayWithItsErrorAndGivesTheAttemptBack(String form)
+            throws Exception {
+        String id = insert();
+        M a = claimOne("worker-a");
+        assertThat(a.leased().attempts()).isEqualTo(1);
+        Transition release = new Transition.Release(Duration.ofMinutes(5), "topic 'x' does not exist");
+
+        List<TransitionResult> results = form.equals(ONE_ROW_FORM) ? transition(a, release)
+                : queue.transition(List.of(new TransitionRequest(a.leased(), release),
+                        new TransitionRequest(companion().leased(), new Transition.Release()))).block(BLOCK);
+
+        Row row = existing(id);
+        assertThat(results.getFirst().outcome()).isEqualTo(TransitionOutcome.APPLIED);
+        assertEntryIsRow(results.getFirst().entry(), row);
+        assertThat(row.status()).isEqualTo("PENDING");
+        assertThat(row.attempts()).as("the attempt is given back").isZero();
+        assertThat(row.version()).isZero();
+        assertThat(row.leaseUntil()).isNull();
+        assertThat(row.lastError()).isEqualTo("topic 'x' does not exist");
+        assertThat(row.visibleAfter()).isAfter(Instant.now().plusSeconds(200));
+        assertThat(claim("worker-b", 10)).as("the released row stays invisible").extracting(m -> m.leased().id()
+                .value()).doesNotContain(id);
+    }
+
+    @Test
+    void aPlainReleaseLeavesVisibilityAndTheLastErrorAsTheyWere() throws Exception {
+        String id = insert();
+        M a = claimOne("worker-a");
+        single(transition(a, new Transition.Release(Duration.ofMillis(1), "topic 'x' does not exist")));
+        update("visible_after = now() - interval '1 minute'", id);
+        Instant visibleBefore = existing(id).visibleAfter();
+        M b = claimOne("worker-b");
+
+        TransitionResult result = single(transition(b, new Transition.Release()));
+
+        Row row = existing(id);
+        assertThat(result.outcome()).isEqualTo(TransitionOutcome.APPLIED);
+        assertThat(row.lastError()).as("kept from the earlier failure").isEqualTo("topic 'x' does not exist");
+        assertThat(row.visibleAfter()).isEqualTo(visibleBefore);
+        assertThat(row.attempts()).isZero();
+        assertThat(claimOne("worker-c").leased().id().value()).isEqualTo(id);
+    }
+
     @Test
     void nonAppliedOutcomesAreCountedByOutcomeAndWarnedButNeverAsSuccess() throws Exception {
         String staleId = insert();

@@ -123,6 +123,9 @@ class RelayKafkaClusterIT {
                 System.out.println("DIAG cluster min.insync=1 topic while the other was held: written "
                         + fx.count(lenientWhileHeld) + ", delivered "
                         + fx.count(lenientWhileHeld + " AND status = 'DELIVERED'"));
+                assertThat(fx.count(lenientWhileHeld + " AND status = 'DELIVERED'"))
+                        .as("a topic with enough in-sync replicas flows while the other is held")
+                        .isGreaterThanOrEqualTo(fx.count(lenientWhileHeld) / 2);
                 System.out.println("DIAG cluster one replica: first " + samples.getFirst() + " last "
                         + samples.getLast() + "; errors " + fx.lastErrors() + "; releases "
                         + RelayKafkaOutageIT.counter(metrics, "release", "applied"));

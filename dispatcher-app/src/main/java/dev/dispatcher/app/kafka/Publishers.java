@@ -33,8 +33,14 @@ public final class Publishers {
      * worth its name, and logs a warning naming the topic when not ({@link TopicDurabilityWarnings}).
      */
     public static RecordPublisher kafka(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
-        return TopicDurabilityWarnings.logging(new KafkaClientsPublisher(producerProperties, adminProperties),
-                new ClusterCheck(adminProperties));
+        Map<String, Object> admin = new HashMap<>(adminProperties);
+        // an admin client without servers of its own uses the producer's, as KafkaClientsPublisher's does
+        Object servers = producerProperties.get("bootstrap.servers");
+        if (servers != null) {
+            admin.putIfAbsent("bootstrap.servers", servers);
+        }
+        return TopicDurabilityWarnings.logging(new KafkaClientsPublisher(producerProperties, admin),
+                new ClusterCheck(admin));
     }
 
     /**

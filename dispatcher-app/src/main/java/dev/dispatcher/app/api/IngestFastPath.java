@@ -117,7 +117,7 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
         return enabled;
     }
 
-    /** How many requests this path answered itself (counted as the answer is written). */
+    /** How many requests this path took and answered itself (counted before the answer is written). */
     long answered() {
         return answered.sum();
     }

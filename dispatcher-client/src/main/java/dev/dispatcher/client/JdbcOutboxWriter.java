@@ -7,8 +7,6 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -17,8 +15,9 @@ import java.util.regex.Pattern;
 
 /**
  * Writes outbox rows on a JDBC connection the application already holds, inside its own transaction: the JDBC
- * twin of {@link OutboxWriter}, with the same statements, the same key lock and the same validation. The business
- * change and the message commit or roll back together; Dispatcher's relay publishes the row once it is committed.
+ * twin of {@link OutboxWriter}, binding the same insert ({@code OutboxInsert}: statements, key lock, validation).
+ * The business change and the message commit or roll back together; Dispatcher's relay publishes the row once it
+ * is committed.
  *
  * <pre>{@code
  * JdbcOutboxWriter outbox = JdbcOutboxWriter.forSchema("dispatcher");
@@ -113,27 +112,24 @@ public final class JdbcOutboxWriter {
     public OutboxEntry write(Connection tx, OutboxMessage message) throws SQLException {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(message, "message");
-        List<WriterSettings.Parameter> parameters = settings.insertParameters(message);
-        if (message.key() != null) {
+        OutboxInsert outboxInsert = OutboxInsert.of(settings, message);
+        if (outboxInsert.key() != null) {
             try (PreparedStatement lock = tx.prepareStatement(lockKey)) {
-                lock.setString(1, message.key());
+                lock.setString(1, outboxInsert.key());
                 lock.executeQuery().close();
             }
         }
         try (PreparedStatement statement = tx.prepareStatement(insert)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                WriterSettings.Parameter p = parameters.get(i);
-                if (p.value() == null) {
-                    statement.setNull(i + 1, NULL_TYPES.get(p.type()));
+            outboxInsert.bind((position, value, type) -> {
+                if (value == null) {
+                    statement.setNull(position, NULL_TYPES.get(type));
                 } else {
-                    statement.setObject(i + 1, p.value());
+                    statement.setObject(position, value);
                 }
-            }
+            });
             try (ResultSet row = statement.executeQuery()) {
                 row.next();
-                return new OutboxEntry(row.getObject("id", UUID.class), row.getLong("seq"), row.getString("status"),
-                        row.getLong("version"), row.getObject("created_at", OffsetDateTime.class).toInstant(),
-                        row.getObject("visible_after", OffsetDateTime.class).toInstant());
+                return OutboxInsert.entry(row::getObject);
             }
         }
     }

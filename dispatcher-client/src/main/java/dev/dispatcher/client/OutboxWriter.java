@@ -1,15 +1,10 @@
 package dev.dispatcher.client;
 
 import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Statement;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.List;
 import java.util.Objects;
-import java.util.UUID;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -108,34 +103,21 @@ public final class OutboxWriter {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(message, "message");
         return Mono.defer(() -> {
-            List<WriterSettings.Parameter> parameters = settings.insertParameters(message);
-            Mono<Void> lock = message.key() == null ? Mono.empty()
-                    : Flux.from(tx.createStatement(settings.lockKey()).bind("$1", message.key()).execute())
+            OutboxInsert insert = OutboxInsert.of(settings, message);
+            Mono<Void> lock = insert.key() == null ? Mono.empty()
+                    : Flux.from(tx.createStatement(settings.lockKey()).bind("$1", insert.key()).execute())
                             .flatMap(result -> result.map(row -> 1)).then();
-            return lock.then(Flux.from(bind(tx.createStatement(settings.insert()), parameters).execute())
-                    .flatMap(result -> result.map(OutboxWriter::entry))
+            Statement statement = tx.createStatement(settings.insert());
+            insert.bind((position, value, type) -> {
+                if (value == null) {
+                    statement.bindNull("$" + position, type);
+                } else {
+                    statement.bind("$" + position, value);
+                }
+            });
+            return lock.then(Flux.from(statement.execute())
+                    .flatMap(result -> result.map(row -> OutboxInsert.entry(row::get)))
                     .single());
         });
-    }
-
-    private static Statement bind(Statement s, List<WriterSettings.Parameter> parameters) {
-        for (int i = 0; i < parameters.size(); i++) {
-            WriterSettings.Parameter p = parameters.get(i);
-            if (p.value() == null) {
-                s.bindNull("$" + (i + 1), p.type());
-            } else {
-                s.bind("$" + (i + 1), p.value());
-            }
-        }
-        return s;
-    }
-
-    private static OutboxEntry entry(Readable row) {
-        return new OutboxEntry(row.get("id", UUID.class), row.get("seq", Long.class), row.get("status", String.class),
-                row.get("version", Long.class), instant(row.get("created_at")), instant(row.get("visible_after")));
-    }
-
-    private static Instant instant(Object timestamp) {
-        return timestamp instanceof OffsetDateTime odt ? odt.toInstant() : timestamp instanceof Instant i ? i : null;
     }
 }

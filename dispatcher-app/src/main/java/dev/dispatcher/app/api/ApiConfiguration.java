@@ -2,17 +2,15 @@ package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.IngestProperties;
+import dev.dispatcher.app.ingest.Ingest;
 import dev.dispatcher.app.observe.MessageTracing;
-import dev.dispatcher.app.store.IngestStore;
 import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.spi.ConnectionFactory;
-import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,26 +19,11 @@ import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Wires the API's parser, stores, backlog guard, ingest budget and single-message fast path, and bounds how long
- * the server waits for a request's body. Start-up fails (naming the property) when {@code
- * dispatcher.ingest.max-payload-size} does not fit the Kafka producer's {@code max.request.size}, or the largest
- * body it allows does not fit {@code dispatcher.ingest.max-queued-bytes}.
+ * Wires the API's ingest responder, the single-message fast path and the operator store, and bounds how long the
+ * server waits for a request's body.
  */
 @Configuration(proxyBeanMethods = false)
 class ApiConfiguration {
-
-    @Bean
-    IngestLimits ingestLimits(DispatcherProperties properties, KafkaProperties kafka) {
-        IngestProperties ingest = properties.ingest();
-        return IngestLimits.checked(ingest.maxPayloadSize().toBytes(), ingest.maxBatchSize(),
-                kafka.buildProducerProperties());
-    }
-
-    @Bean
-    IngestBudget ingestBudget(IngestLimits limits, DispatcherProperties properties) {
-        IngestProperties ingest = properties.ingest();
-        return limits.budget(ingest.maxQueuedBytes().toBytes(), ingest.maxConcurrentRequests());
-    }
 
     /**
      * {@code dispatcher.ingest.read-timeout} and {@code body-timeout} as reactor-netty's read and request timeouts
@@ -55,15 +38,8 @@ class ApiConfiguration {
     }
 
     @Bean
-    IngestRequestParser ingestRequestParser(IngestLimits limits, DispatcherProperties properties) {
-        return new IngestRequestParser(limits.maxPayloadBytes(), limits.maxBatchSize(),
-                properties.ingest().maxDelay(), Clock.systemUTC());
-    }
-
-    @Bean
-    IngestWriter ingestWriter(ConnectionFactory connectionFactory, DispatcherProperties properties) {
-        return new IngestWriter(IngestStore.r2dbc(connectionFactory), properties.ingest().writers(),
-                properties.ingest().timeout());
+    IngestResponder ingestResponder(JsonMapper json) {
+        return new IngestResponder(json);
     }
 
     /**
@@ -73,7 +49,7 @@ class ApiConfiguration {
      */
     @Bean
     IngestFastPath ingestFastPath(DispatcherProperties properties, ObjectProvider<ReactiveJwtDecoder> jwtDecoder,
-            SingleIngest single, MessageTracing tracing, JsonMapper json, MeterRegistry meters,
+            Ingest ingest, IngestResponder responder, MessageTracing tracing, MeterRegistry meters,
             ObservationRegistry observations, Environment environment) {
         String name = environment.getProperty("management.observations.http.server.requests.name",
                 "http.server.requests");
@@ -81,19 +57,7 @@ class ApiConfiguration {
         // its own token checker: as a bean, a ReactiveAuthenticationManager would become Spring Security's default
         ApiTokenAuthenticationManager tokens = new ApiTokenAuthenticationManager(properties.security().tokens());
         return new IngestFastPath(properties.ingest().fastPath(), tokens, jwtDecoder.getIfAvailable() != null,
-                single, tracing, json, meters, observed ? name : null);
-    }
-
-    @Bean
-    SingleIngest singleIngest(IngestRequestParser parser, IngestWriter ingest, BacklogGuard backlog,
-            IngestLimits limits, IngestBudget budget) {
-        return new SingleIngest(parser, ingest, backlog, limits, budget);
-    }
-
-    @Bean(initMethod = "start", destroyMethod = "stop")
-    BacklogGuard backlogGuard(OutboxStore outboxStore, DispatcherProperties properties) {
-        return new BacklogGuard(outboxStore::backlogUpperBound, outboxStore::backlog,
-                properties.ingest().maxBacklog());
+                ingest, responder, tracing, meters, observed ? name : null);
     }
 
     @Bean

@@ -1,17 +1,21 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.store.DatabaseFailures;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 
 /**
  * A request the API refuses, carried as an error signal and rendered once as an RFC 9457 problem
- * ({@code application/problem+json}) by {@link ApiExceptionHandler}.
+ * ({@code application/problem+json}): by {@link ApiExceptionHandler}, or by {@link IngestResponder} for ingest.
  *
  * <p>{@code type} is a short slug, published as {@code https://dispatcher.dev/problems/<slug>}; {@code field}
  * names the offending request part ({@code topic}, {@code [3].headers.x-id}, {@code If-Match}) when there is one.
@@ -20,6 +24,9 @@ import org.springframework.http.ResponseEntity;
 final class ApiProblem extends RuntimeException {
 
     static final String TYPE_BASE = "https://dispatcher.dev/problems/";
+    /** Retry-After of a 503 for a database that timed out or is unavailable. */
+    static final int DATABASE_RETRY_AFTER_SECONDS = 2;
+    private static final Logger log = LoggerFactory.getLogger(ApiProblem.class);
 
     private final HttpStatus status;
     private final String type;
@@ -68,13 +75,11 @@ final class ApiProblem extends RuntimeException {
         return new ApiProblem(HttpStatus.PRECONDITION_REQUIRED, "precondition-required", "If-Match", detail);
     }
 
-    /** 429 with {@code Retry-After}. */
-    static ApiProblem backlogFull(long backlog, long max, int retryAfterSeconds) {
-        ApiProblem problem = new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "backlog-full", null,
-                "the outbox backlog (" + backlog + " live messages) is at its bound dispatcher.ingest.max-backlog ("
-                        + max + "); retry later");
+    /** 429 with {@code Retry-After}: the service takes no more of this now (the outbox backlog is full). */
+    static ApiProblem tooManyRequests(String type, String detail, int retryAfterSeconds) {
+        ApiProblem problem = new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, type, null, detail);
         problem.headers.set(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfterSeconds));
-        return problem.with("backlog", backlog);
+        return problem;
     }
 
     /** 503 with {@code Retry-After}: the service cannot take the request now. */
@@ -84,6 +89,35 @@ final class ApiProblem extends RuntimeException {
         return problem;
     }
 
+    /**
+     * The answer to a failure no handler expected, logged at WARN once with the request: a database failure the
+     * caller can retry (a timeout, an unavailable or read-only database) is a 503 with {@code Retry-After}; anything
+     * else a 500 without internals, carrying the request's id.
+     */
+    static ApiProblem ofFailure(Throwable error, ServerHttpRequest request) {
+        String described = request.getId() + " " + request.getMethod() + " " + request.getPath();
+        ApiProblem unavailable = switch (DatabaseFailures.classify(error)) {
+            case TIMEOUT -> unavailable("database-timeout", "the database did not answer in time (a statement or lock"
+                    + " wait ran out); nothing was written, retry later", DATABASE_RETRY_AFTER_SECONDS);
+            case TRANSIENT -> DatabaseFailures.readOnly(error) ? unavailable("database-read-only", "the database"
+                    + " refused the write because it is read-only (a failover in progress, or a standby reached through"
+                    + " a stale address); nothing was written, retry later", DATABASE_RETRY_AFTER_SECONDS)
+                    : unavailable("database-unavailable", "the database is unavailable or busy (no connection in time,"
+                    + " a lost connection, a deadlock); a write whose connection was lost while it committed may have"
+                    + " been applied, so repeat it with the same id", DATABASE_RETRY_AFTER_SECONDS);
+            case PERMANENT -> null;
+        };
+        if (unavailable != null) {
+            log.warn("request {} answered 503 ({}): {}", described, unavailable.getMessage(), error.toString());
+            return unavailable;
+        }
+        log.warn("request {} failed unexpectedly and answered 500; it may or may not have been applied", described,
+                error);
+        return new ApiProblem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", null, "the request failed on the"
+                + " server; it may or may not have been applied, see the logs (request " + request.getId() + ")")
+                .with("requestId", request.getId());
+    }
+
     ApiProblem with(String name, Object value) {
         properties.put(name, value);
         return this;
@@ -91,6 +125,26 @@ final class ApiProblem extends RuntimeException {
 
     HttpStatus status() {
         return status;
+    }
+
+    /** The headers the answer carries beside its content type ({@code Retry-After}). */
+    HttpHeaders headers() {
+        return headers;
+    }
+
+    /** The problem's JSON object, as {@link #toProblemDetail()} is written, for an answer written directly. */
+    Map<String, Object> body(String instance) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", TYPE_BASE + type);
+        body.put("title", status.getReasonPhrase());
+        body.put("status", status.value());
+        body.put("detail", getMessage());
+        body.put("instance", instance);
+        if (field != null) {
+            body.put("field", field);
+        }
+        body.putAll(properties);
+        return body;
     }
 
     ResponseEntity<ProblemDetail> toResponse() {

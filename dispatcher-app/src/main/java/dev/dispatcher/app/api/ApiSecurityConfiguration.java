@@ -52,7 +52,7 @@ import reactor.core.scheduler.Schedulers;
  *       token ({@link ApiTokenAuthenticationManager}).
  *   <li>Failed authentications are throttled per client address and user name ({@link LoginThrottle}).
  *   <li>{@code POST /v1/messages} and {@code /v1/messages/batch} need PRODUCER (and a token's topics,
- *       {@link TopicGrant}); {@code GET} under {@code /v1}, {@code /actuator/prometheus} and {@code /actuator/info}
+ *       {@link dev.dispatcher.app.ingest.TopicGrant}); {@code GET} under {@code /v1}, {@code /actuator/prometheus} and {@code /actuator/info}
  *       need VIEWER or OPERATOR; {@code GET /v1/me} any authenticated caller; everything else OPERATOR. Health is
  *       public (its details are shown to OPERATOR only, {@code management.endpoint.health.roles}); Prometheus too
  *       when {@code dispatcher.security.public-prometheus} is true.

@@ -1,9 +1,11 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.config.SecurityProperties;
+import dev.dispatcher.app.ingest.TopicGrant;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.Principal;
 import java.util.HexFormat;
 import java.util.List;
 import org.springframework.security.authentication.BadCredentialsException;
@@ -50,6 +52,12 @@ final class ApiTokenAuthenticationManager implements ReactiveAuthenticationManag
             authenticated.setDetails(match.topics());
             return authenticated;
         });
+    }
+
+    /** The topics an authenticated caller may write: its API token's grant, or every topic. */
+    static TopicGrant grantOf(Principal caller) {
+        return caller instanceof Authentication authentication
+                && authentication.getDetails() instanceof TopicGrant grant ? grant : TopicGrant.ALL;
     }
 
     /** The configured token {@code token} is, or {@code null}; every digest is compared, in constant time. */

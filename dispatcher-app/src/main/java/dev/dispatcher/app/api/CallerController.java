@@ -29,6 +29,6 @@ final class CallerController {
         List<String> roles = caller.getAuthorities().stream().map(GrantedAuthority::getAuthority)
                 .filter(a -> a != null && a.startsWith(ROLE_PREFIX)).map(a -> a.substring(ROLE_PREFIX.length()))
                 .sorted().toList();
-        return Mono.just(new Caller(caller.getName(), roles, TopicGrant.of(caller).patterns()));
+        return Mono.just(new Caller(caller.getName(), roles, ApiTokenAuthenticationManager.grantOf(caller).patterns()));
     }
 }

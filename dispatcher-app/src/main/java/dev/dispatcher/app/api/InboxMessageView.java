@@ -23,7 +23,7 @@ record InboxMessageView(String consumer, String messageId, long seq, String sour
                 : e.key() == null ? null : e.key().getBytes(StandardCharsets.UTF_8);
         return new InboxMessageView(e.consumer(), e.messageId(), e.seq(), e.sourceTopic(), e.partition(), e.offset(),
                 e.key(), raw == null ? null : Base64.getEncoder().encodeToString(raw), e.eventType(),
-                e.headersJson() == null ? Map.of() : IngestRequestParser.JSON.readTree(e.headersJson()),
+                e.headersJson() == null ? Map.of() : ApiJson.JSON.readTree(e.headersJson()),
                 e.payloadSize(), e.payloadStored(), e.status().name(), e.attempts(), e.version(),
                 text(e.visibleAfter()), e.leaseOwner(), text(e.leaseUntil()), text(e.receivedAt()),
                 text(e.lastAttemptAt()), text(e.completedAt()), text(e.deadLetteredAt()), e.lastError());

@@ -1,15 +1,14 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.ingest.Ingest;
+import dev.dispatcher.app.ingest.TopicGrant;
 import dev.dispatcher.app.observe.MessageTracing;
-import dev.dispatcher.app.store.IngestResult;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.net.URI;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
@@ -17,38 +16,30 @@ import java.util.regex.Pattern;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.HttpHandler;
 import org.springframework.http.server.reactive.HttpHandlerDecoratorFactory;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Signal;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The common case of single-message ingest, {@code POST /v1/messages} by an API token holder that ends in
- * {@code 202} or {@code 200}, answered around the framework: measured under load, WebFlux's dispatch, Spring
- * Security's filter chain and Spring's HTTP server observation took about 270 of the service's 450 µs of CPU per
- * request, on two cores shared with PostgreSQL, the broker and the clients (README, "The single-message fast
- * path").
+ * The common case of single-message ingest, {@code POST /v1/messages} by an API token holder, answered around the
+ * framework: without WebFlux's dispatch, Spring Security's filter chain and Spring's HTTP server observation (what
+ * that saves is in docs/measurements.md).
  *
  * <p>What it takes: the exact path (within the context path), a JSON {@code Content-Type}, an {@code Accept} that
  * is absent or plain JSON, no trace context the propagator would read, and a Bearer API token
  * ({@link ApiTokenAuthenticationManager}, the same digests) with the PRODUCER role; with a JWT decoder configured,
- * a token that looks like a JWT is left to it. The token's {@link TopicGrant} applies here as on the framework's
- * path (a topic outside it is a problem handed to the framework, like any other). Spring Security's filter chain is
- * not run, so neither is the failed-login throttle ({@link LoginThrottle}): only a valid token is answered here,
- * and a token cannot be guessed. Anything else goes to the framework untouched, so every refusal
- * (401, 403, 406, 415) is Spring's. The message is read, parsed, checked against the backlog and written by the same
- * {@link SingleIngest} as {@link MessagesController}'s. Only {@code Accepted} and {@code Duplicate} are answered here, with the
- * controller's status, headers and body plus the headers Spring Security writes on every response, and recorded in
- * the same {@code http.server.requests} timer with the same tags. Every other outcome (a problem before the write,
- * a conflict, a failed write) is settled here but handed to the framework, whose controller answers it through
- * {@link #takeSettled} instead of reading the body again: errors look the same whichever way a request came, and
- * nothing is written twice.
+ * a token that looks like a JWT is left to it. Anything else goes to the framework untouched, so every refusal of
+ * the request's headers (401, 403, 406, 415) is Spring's. Spring Security's filter chain is not run, so neither is
+ * the failed-login throttle ({@link LoginThrottle}): only a valid token is taken here, and a token cannot be
+ * guessed. A request taken here is read and written by {@link Ingest} with the token's grant and answered by
+ * {@link IngestResponder}, as {@link MessagesController} does, whatever the outcome (202, 200, a problem), plus the
+ * headers Spring Security writes on every response; it is recorded in the same {@code http.server.requests} timer
+ * with the same tags.
  *
  * <p>Tracing: used only while roots are never sampled ({@code management.tracing.sampling.probability} 0, the
  * default), where the framework's server span would not be recorded; the stored {@code traceparent} is then a new
@@ -82,14 +73,15 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
     private final boolean enabled;
     private final ApiTokenAuthenticationManager tokens;
     private final boolean jwtDecoder;
-    private final SingleIngest single;
+    private final Ingest ingest;
+    private final IngestResponder responder;
     private final MessageTracing tracing;
-    private final JsonMapper json;
-    /** The server timer's series of a 202 and a 200, or null when the HTTP server observation is off. */
+    private final MeterRegistry meters;
+    /** The server timer's name, or null when the HTTP server observation is off. */
+    private final String timerName;
+    /** The server timer's series of a 202 and a 200 (the common answers, looked up once), or null when it is off. */
     private final Timer acceptedTimer;
     private final Timer duplicateTimer;
-    /** Outcomes of requests handed to the framework, by request id, until its controller takes them. */
-    private final Map<String, Mono<List<IngestResult>>> settled = new ConcurrentHashMap<>();
     /** Requests answered here. */
     private final LongAdder answered = new LongAdder();
 
@@ -97,22 +89,26 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
      * @param timerName the HTTP server observation's name ({@code management.observations.http.server.requests
      *     .name}), or null when that observation is off: then nothing is recorded, as the framework would
      */
-    IngestFastPath(boolean enabled, ApiTokenAuthenticationManager tokens, boolean jwtDecoder,
-            SingleIngest single, MessageTracing tracing, JsonMapper json, MeterRegistry meters, String timerName) {
+    IngestFastPath(boolean enabled, ApiTokenAuthenticationManager tokens, boolean jwtDecoder, Ingest ingest,
+            IngestResponder responder, MessageTracing tracing, MeterRegistry meters, String timerName) {
         this.enabled = enabled && !tracing.rootsSampled();
         this.tokens = tokens;
         this.jwtDecoder = jwtDecoder;
-        this.single = single;
+        this.ingest = ingest;
+        this.responder = responder;
         this.tracing = tracing;
-        this.json = json;
-        this.acceptedTimer = timerName == null ? null : serverTimer(meters, timerName, HttpStatus.ACCEPTED);
-        this.duplicateTimer = timerName == null ? null : serverTimer(meters, timerName, HttpStatus.OK);
+        this.meters = meters;
+        this.timerName = timerName;
+        this.acceptedTimer = timerName == null ? null : serverTimer(HttpStatus.ACCEPTED);
+        this.duplicateTimer = timerName == null ? null : serverTimer(HttpStatus.OK);
     }
 
-    /** The series Spring's server observation records a successful {@code POST /v1/messages} in. */
-    private static Timer serverTimer(MeterRegistry meters, String name, HttpStatus status) {
-        return Timer.builder(name)
-                .tag("error", "none").tag("exception", "none").tag("method", "POST").tag("outcome", "SUCCESS")
+    /** The series Spring's server observation records a {@code POST /v1/messages} answered {@code status} in. */
+    private Timer serverTimer(HttpStatusCode status) {
+        return Timer.builder(timerName)
+                .tag("error", "none").tag("exception", "none").tag("method", "POST")
+                .tag("outcome", status.is2xxSuccessful() ? "SUCCESS" : status.is4xxClientError() ? "CLIENT_ERROR"
+                        : status.is5xxServerError() ? "SERVER_ERROR" : "UNKNOWN")
                 .tag("status", Integer.toString(status.value())).tag("uri", PATH)
                 .register(meters);
     }
@@ -121,14 +117,9 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
         return enabled;
     }
 
-    /** How many requests this path answered itself (counted as the answer is written). */
+    /** How many requests this path took and answered itself (counted before the answer is written). */
     long answered() {
         return answered.sum();
-    }
-
-    /** Outcomes handed to the framework and not yet taken by its controller. */
-    int handedOver() {
-        return settled.size();
     }
 
     @Override
@@ -138,19 +129,11 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
         }
         return (request, response) -> {
             TopicGrant grant = grantIfTaken(request);
-            return grant != null ? handle(request, response, next, grant) : next.handle(request, response);
+            return grant != null ? handle(request, response, grant) : next.handle(request, response);
         };
     }
 
-    /**
-     * The outcome this path settled for the request {@code requestId} before handing it to the framework, once;
-     * {@code null} for a request that came the framework's way from the start.
-     */
-    Mono<List<IngestResult>> takeSettled(String requestId) {
-        return settled.remove(requestId);
-    }
-
-    /** Whether the request is one this path answers when its outcome is plain. Reads headers only. */
+    /** Whether the request is one this path answers. Reads headers only. */
     boolean takes(ServerHttpRequest request) {
         return grantIfTaken(request) != null;
     }
@@ -194,61 +177,22 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
         return entry != null && entry.authorities().contains(PRODUCER) ? entry.topics() : null;
     }
 
-    private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response, HttpHandler next,
-            TopicGrant grant) {
+    private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response, TopicGrant grant) {
         long started = System.nanoTime();
         String traceparent = tracing.enabled() ? MessageTracing.unsampledRoot() : null;
-        return single.write(request, traceparent, grant)
-                .materialize()
-                .flatMap(outcome -> {
-                    if (outcome.isOnNext() && !(outcome.get().get(0) instanceof IngestResult.Conflict)) {
-                        return answer(response, outcome.get().get(0), started);
-                    }
-                    if (outcome.isOnError() && DisconnectedClientHelper.isClientDisconnectedException(
-                            outcome.getThrowable())) {
-                        return Mono.error(outcome.getThrowable());
-                    }
-                    return handOver(request, response, next, settledAs(outcome));
-                });
+        SECURITY_HEADERS.forEach(response.getHeaders()::set);
+        answered.increment(); // before the answer: a client may read it before the write's completion runs
+        return responder.answer(request, response,
+                        ingest.one(request.getBody(), request.getHeaders().getContentLength(), grant, traceparent))
+                .doOnSuccess(done -> record(response.getStatusCode(), started));
     }
 
-    private static Mono<List<IngestResult>> settledAs(Signal<List<IngestResult>> outcome) {
-        if (outcome.isOnNext()) {
-            return Mono.just(outcome.get());
+    private void record(HttpStatusCode status, long started) {
+        if (timerName == null || status == null) {
+            return;
         }
-        return outcome.isOnError() ? Mono.error(outcome.getThrowable())
-                : Mono.error(new IllegalStateException("ingest completed without a result"));
-    }
-
-    /** The framework answers the request, its controller taking {@code outcome} instead of reading the body. */
-    private Mono<Void> handOver(ServerHttpRequest request, ServerHttpResponse response, HttpHandler next,
-            Mono<List<IngestResult>> outcome) {
-        String id = request.getId();
-        settled.put(id, outcome);
-        return next.handle(request, response).doFinally(signal -> settled.remove(id));
-    }
-
-    /** {@link MessagesController}'s answer to an accepted or duplicate message. */
-    private Mono<Void> answer(ServerHttpResponse response, IngestResult result, long started) {
-        boolean accepted = result instanceof IngestResult.Accepted;
-        byte[] body = json.writeValueAsBytes(MessagesController.EntryResponse.of(result.entry()));
-        response.setStatusCode(accepted ? HttpStatus.ACCEPTED : HttpStatus.OK);
-        HttpHeaders headers = response.getHeaders();
-        if (accepted) {
-            headers.setLocation(URI.create("/v1/messages/" + result.entry().id()));
-        } else {
-            headers.setETag("\"" + result.entry().version() + "\"");
-        }
-        headers.setContentType(MediaType.APPLICATION_JSON);
-        headers.setContentLength(body.length);
-        SECURITY_HEADERS.forEach(headers::set);
-        Timer timer = accepted ? acceptedTimer : duplicateTimer;
-        answered.increment(); // before the write: a client may read the answer before the write's completion runs
-        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)))
-                .doOnSuccess(done -> {
-                    if (timer != null) {
-                        timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                    }
-                });
+        Timer timer = status.value() == HttpStatus.ACCEPTED.value() ? acceptedTimer
+                : status.value() == HttpStatus.OK.value() ? duplicateTimer : serverTimer(status);
+        timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     }
 }

@@ -30,7 +30,7 @@ record MessageView(String id, long seq, String topic, String key, String type, S
         }
         return new MessageView(entry.id().toString(), entry.seq(), entry.topic(), entry.key(), entry.type(),
                 entry.contentType(),
-                entry.headersJson() == null ? Map.of() : IngestRequestParser.JSON.readTree(entry.headersJson()),
+                entry.headersJson() == null ? Map.of() : ApiJson.JSON.readTree(entry.headersJson()),
                 entry.correlationId(), entry.causationId(), entry.status().name(), entry.attempts(), entry.version(),
                 text(entry.visibleAfter()), entry.leaseOwner(), text(entry.leaseUntil()), text(entry.createdAt()),
                 text(entry.lastAttemptAt()), text(entry.deliveredAt()), text(entry.deadLetteredAt()),
@@ -44,7 +44,7 @@ record MessageView(String id, long seq, String topic, String key, String type, S
 
     private static JsonNode parse(byte[] payload) {
         try {
-            return IngestRequestParser.JSON.readTree(payload);
+            return ApiJson.JSON.readTree(payload);
         } catch (JacksonException e) {
             return null; // written by an application as JSON but not parseable: show the bytes
         }

@@ -85,7 +85,7 @@ final class OperatorReadsController {
         }
 
         private static JsonNode json(String text) {
-            return text == null ? null : IngestRequestParser.JSON.readTree(text);
+            return text == null ? null : ApiJson.JSON.readTree(text);
         }
     }
 

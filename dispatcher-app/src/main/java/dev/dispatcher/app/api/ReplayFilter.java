@@ -24,12 +24,14 @@ record ReplayFilter(String topic, String key, String errorContains, int limit) {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
-    private static final long MAX_BODY = 16 * 1024;
+    private static final int MAX_BODY = 16 * 1024;
+    /** As ingest's limit of a message key. */
+    private static final int MAX_KEY_CHARACTERS = 1024;
     private static final Set<String> FIELDS = Set.of("topic", "key", "errorContains", "limit");
 
     /** The filter of the exchange's body; errors are {@link ApiProblem}s (or 415). */
     static Mono<ReplayFilter> read(ServerWebExchange exchange) {
-        return RequestBodies.read(exchange.getRequest(), MAX_BODY, "filters are small")
+        return ApiJson.body(exchange.getRequest(), MAX_BODY, "filters are small")
                 .map(body -> {
                     ObjectNode filter = object(body, exchange);
                     JsonNode limitNode = filter.get("limit");
@@ -41,20 +43,20 @@ record ReplayFilter(String topic, String key, String errorContains, int limit) {
                         limit = limitNode.asInt();
                     }
                     return new ReplayFilter(text(filter, "topic", 249),
-                            text(filter, "key", IngestRequestParser.MAX_KEY_BYTES), text(filter, "errorContains", 1000),
+                            text(filter, "key", MAX_KEY_CHARACTERS), text(filter, "errorContains", 1000),
                             limit);
                 });
     }
 
     private static ObjectNode object(byte[] body, ServerWebExchange exchange) {
         if (body.length == 0) {
-            return IngestRequestParser.JSON.createObjectNode();
+            return ApiJson.JSON.createObjectNode();
         }
         MediaType contentType = exchange.getRequest().getHeaders().getContentType();
         if (contentType == null || !contentType.isCompatibleWith(MediaType.APPLICATION_JSON)) {
             throw new UnsupportedMediaTypeStatusException(contentType, List.of(MediaType.APPLICATION_JSON));
         }
-        JsonNode root = IngestRequestParser.tree(body);
+        JsonNode root = ApiJson.tree(body);
         if (!(root instanceof ObjectNode object)) {
             throw ApiProblem.invalid("$", "the filter must be a JSON object");
         }

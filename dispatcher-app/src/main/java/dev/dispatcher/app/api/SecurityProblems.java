@@ -98,7 +98,7 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
         problem.put("status", status.value());
         problem.put("detail", detail);
         problem.put("instance", exchange.getRequest().getPath().value());
-        byte[] body = IngestRequestParser.JSON.writeValueAsBytes(problem);
+        byte[] body = ApiJson.JSON.writeValueAsBytes(problem);
         DataBuffer buffer = response.bufferFactory().wrap(body);
         return response.writeWith(Mono.just(buffer));
     }

@@ -25,10 +25,10 @@ import org.springframework.util.unit.DataSize;
  *     beats several writing smaller statements (measured in docs/measurements.md, "HTTP ingest, measured"); more
  *     lanes let a key's lock, held by a long application transaction, stall only their share of the keys.
  * @param timeout how long a request may wait for its lane; past it, it answers 503 without being written
- * @param fastPath whether {@code POST /v1/messages} of an API token holder that ends in {@code 202} or {@code 200}
- *     is answered without WebFlux's dispatch, Spring Security's filter chain and Spring's HTTP observation (same
- *     checks, same answer and the same {@code http.server.requests} timer; see the README, "The single-message
- *     fast path"); every other request, and every other answer, goes the framework's way
+ * @param fastPath whether {@code POST /v1/messages} of an API token holder is answered without WebFlux's
+ *     dispatch, Spring Security's filter chain and Spring's HTTP observation (same checks, same answer and the same
+ *     {@code http.server.requests} timer; see the README, "The single-message fast path"); every other request goes
+ *     the framework's way
  * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (bodies being read, messages
  *     waiting for their lane or in a statement); a request that would pass it answers 503 with {@code Retry-After}
  *     before its body is read. At least the largest request body (8 x {@code max-payload-size} + 64 KiB)

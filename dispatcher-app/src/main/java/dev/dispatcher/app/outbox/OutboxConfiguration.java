@@ -131,9 +131,7 @@ public class OutboxConfiguration {
 
     @Bean
     RelayLifecycle relayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention,
-            RunSummary summary, ConnectionFactory connectionFactory, DispatcherProperties properties) {
-        DemoProducer demo = properties.demo().enabled()
-                ? new DemoProducer(connectionFactory, properties.demo().rate()) : null;
-        return new RelayLifecycle(relay, listener, pauseSwitch, retention, RETENTION_EVERY, summary, demo);
+            RunSummary summary) {
+        return new RelayLifecycle(relay, listener, pauseSwitch, retention, RETENTION_EVERY, summary);
     }
 }

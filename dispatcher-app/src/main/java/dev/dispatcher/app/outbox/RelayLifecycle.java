@@ -17,14 +17,11 @@ final class RelayLifecycle implements SmartLifecycle {
     private final Retention retention;
     private final Duration retentionEvery;
     private final RunSummary summary;
-    private final DemoProducer demo;
     private volatile boolean running;
 
-    /** {@code demo} may be null (demo producer off). */
     RelayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention,
-            Duration retentionEvery, RunSummary summary, DemoProducer demo) {
+            Duration retentionEvery, RunSummary summary) {
         this.summary = summary;
-        this.demo = demo;
         this.relay = relay;
         this.listener = listener;
         this.pauseSwitch = pauseSwitch;
@@ -39,9 +36,6 @@ final class RelayLifecycle implements SmartLifecycle {
         relay.start();
         retention.start(retentionEvery);
         summary.start();
-        if (demo != null) {
-            demo.start();
-        }
         running = true;
     }
 
@@ -52,9 +46,6 @@ final class RelayLifecycle implements SmartLifecycle {
 
     @Override
     public void stop(Runnable callback) {
-        if (demo != null) {
-            demo.stop();
-        }
         summary.stop();
         retention.stop();
         listener.stop();

@@ -16,8 +16,8 @@ import reactor.core.publisher.Mono;
  */
 public interface IngestStore {
 
-    /** One result per message, in the order given. */
-    Mono<List<IngestResult>> write(List<IngestMessage> messages);
+    /** One outcome per message, in the order given. */
+    Mono<List<InsertOutcome>> write(List<IngestMessage> messages);
 
     /** A store on {@code connections} (a pooled factory whose connections use Dispatcher's schema). */
     static IngestStore r2dbc(ConnectionFactory connections) {

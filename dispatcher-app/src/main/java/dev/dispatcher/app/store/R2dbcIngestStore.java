@@ -36,7 +36,7 @@ final class R2dbcIngestStore implements IngestStore {
     }
 
     @Override
-    public Mono<List<IngestResult>> write(List<IngestMessage> messages) {
+    public Mono<List<InsertOutcome>> write(List<IngestMessage> messages) {
         if (messages.isEmpty()) {
             return Mono.just(List.of());
         }
@@ -51,12 +51,12 @@ final class R2dbcIngestStore implements IngestStore {
     }
 
     /** A row of {@code INGEST} or {@code FIND_FOR_INGEST}, read off the driver's row at once. */
-    private record Row(Long ord, IngestResult.StoredEntry entry, boolean written, boolean sameContent) {
+    private record Row(Long ord, StoredEntry entry, boolean written, boolean sameContent) {
     }
 
-    private Mono<List<IngestResult>> resolve(List<IngestMessage> messages, List<Row> rows) {
-        IngestResult[] results = new IngestResult[messages.size()];
-        Map<UUID, IngestResult.StoredEntry> written = new HashMap<>();
+    private Mono<List<InsertOutcome>> resolve(List<IngestMessage> messages, List<Row> rows) {
+        InsertOutcome[] results = new InsertOutcome[messages.size()];
+        Map<UUID, StoredEntry> written = new HashMap<>();
         for (Row row : rows) {
             if (row.written()) {
                 written.put(row.entry().id(), row.entry());
@@ -68,9 +68,9 @@ final class R2dbcIngestStore implements IngestStore {
         for (int i = 0; i < results.length; i++) {
             if (results[i] == null) {
                 // the first input with a written id wrote it; a later one with the same id is read back below
-                IngestResult.StoredEntry entry = written.remove(messages.get(i).id());
+                StoredEntry entry = written.remove(messages.get(i).id());
                 if (entry != null) {
-                    results[i] = new IngestResult.Accepted(entry);
+                    results[i] = new InsertOutcome.Inserted(entry);
                 } else {
                     unresolved.add(i);
                 }
@@ -97,12 +97,13 @@ final class R2dbcIngestStore implements IngestStore {
                 });
     }
 
-    private static IngestResult existing(Row row) {
-        return row.sameContent() ? new IngestResult.Duplicate(row.entry()) : new IngestResult.Conflict(row.entry());
+    private static InsertOutcome existing(Row row) {
+        return row.sameContent() ? new InsertOutcome.SameContent(row.entry())
+                : new InsertOutcome.OtherContent(row.entry());
     }
 
-    private static IngestResult.StoredEntry entry(Readable row) {
-        return new IngestResult.StoredEntry(row.get("id", UUID.class), row.get("seq", Long.class),
+    private static StoredEntry entry(Readable row) {
+        return new StoredEntry(row.get("id", UUID.class), row.get("seq", Long.class),
                 row.get("status", String.class), row.get("version", Long.class), row.get("created_at", Instant.class));
     }
 

@@ -1,5 +1,7 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.ingest.Ingest;
+import dev.dispatcher.app.ingest.IngestProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -214,7 +216,7 @@ class IngestApiIT extends ApiTestSupport {
                     + " WHERE status IN ('PENDING', 'RETRY_SCHEDULED')) + 1");
             assertThat(bound).as("the seq range is above the limit").isGreaterThanOrEqualTo(MAX_BACKLOG);
             assertThat(live).as("the live rows are below it").isLessThan(MAX_BACKLOG);
-            Thread.sleep(BacklogGuard.REFRESH_EVERY.toMillis() + 200);
+            Thread.sleep(Ingest.BACKLOG_CHECKED_EVERY.toMillis() + 200);
             producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(item(UUID.randomUUID(), topic, null, "1"))
                     .exchange()
@@ -241,7 +243,7 @@ class IngestApiIT extends ApiTestSupport {
                     .bodyValue(item(UUID.randomUUID(), topic, null, "1"))
                     .exchange()
                     .expectStatus().isEqualTo(429)
-                    .expectHeader().valueEquals("Retry-After", String.valueOf(BacklogGuard.RETRY_AFTER_SECONDS))
+                    .expectHeader().valueEquals("Retry-After", String.valueOf(IngestProblem.BacklogFull.RETRY_AFTER_SECONDS))
                     .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
                     .expectBody().jsonPath("$.detail").value(d -> assertThat((String) d).contains("max-backlog"));
             assertThat(outboxRows()).isEqualTo(rows);

@@ -74,11 +74,20 @@ class IngestFastPathTest {
     @Test
     void turnedOffItHandsEveryRequestOn() {
         HttpHandler next = (request, response) -> null;
-        IngestFastPath off = new IngestFastPath(false, tokens, false, null, MessageTracing.off(),
-                JsonMapper.builder().build(), new SimpleMeterRegistry(), "http.server.requests");
+        IngestFastPath off = new IngestFastPath(false, tokens, false, null,
+                new IngestResponder(JsonMapper.builder().build()), MessageTracing.off(), new SimpleMeterRegistry(),
+                "http.server.requests");
         assertThat(off.enabled()).isFalse();
         assertThat(off.apply(next)).isSameAs(next);
         assertThat(fastPath(false).apply(next)).isNotSameAs(next);
+    }
+
+    @Test
+    void jwtShapeDecidesTheBearerPath() {
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("a.b.c")).isTrue();
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("abc")).isFalse();
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("a..c")).isFalse();
+        assertThat(ApiSecurityConfiguration.looksLikeJwt("a.b.c.d")).isFalse();
     }
 
     // ---- helpers
@@ -103,8 +112,8 @@ class IngestFastPathTest {
     }
 
     private IngestFastPath fastPath(boolean jwtDecoder) {
-        return new IngestFastPath(true, tokens, jwtDecoder, null, MessageTracing.off(), JsonMapper.builder().build(),
-                new SimpleMeterRegistry(), "http.server.requests");
+        return new IngestFastPath(true, tokens, jwtDecoder, null, new IngestResponder(JsonMapper.builder().build()),
+                MessageTracing.off(), new SimpleMeterRegistry(), "http.server.requests");
     }
 
     private static SecurityProperties.Token token(String name, String token, String role) {

@@ -1,4 +1,4 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

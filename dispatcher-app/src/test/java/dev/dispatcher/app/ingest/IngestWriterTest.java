@@ -1,9 +1,11 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.store.IngestMessage;
-import dev.dispatcher.app.store.IngestResult;
+import dev.dispatcher.app.ingest.IngestProblem.Overloaded.Reason;
+import dev.dispatcher.app.store.InsertOutcome;
+import dev.dispatcher.app.store.StoredEntry;
 import dev.dispatcher.app.store.IngestStore;
 import io.r2dbc.spi.R2dbcNonTransientResourceException;
 import java.time.Duration;
@@ -16,8 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.HttpStatus;
-import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -37,13 +37,13 @@ class IngestWriterTest {
     private static final class HeldStore implements IngestStore {
 
         final List<List<IngestMessage>> statements = new CopyOnWriteArrayList<>();
-        final List<Sinks.One<List<IngestResult>>> pending = new CopyOnWriteArrayList<>();
+        final List<Sinks.One<List<InsertOutcome>>> pending = new CopyOnWriteArrayList<>();
 
         @Override
-        public Mono<List<IngestResult>> write(List<IngestMessage> messages) {
+        public Mono<List<InsertOutcome>> write(List<IngestMessage> messages) {
             return Mono.defer(() -> {
                 statements.add(List.copyOf(messages));
-                Sinks.One<List<IngestResult>> sink = Sinks.one();
+                Sinks.One<List<InsertOutcome>> sink = Sinks.one();
                 pending.add(sink);
                 return sink.asMono();
             });
@@ -76,7 +76,7 @@ class IngestWriterTest {
     void requestsArrivingWhileTheirLaneWritesAreWrittenTogetherByItsNextStatement() {
         HeldStore store = new HeldStore();
         IngestWriter writer = writer(store, 4);
-        List<List<IngestResult>> answers = new CopyOnWriteArrayList<>();
+        List<List<InsertOutcome>> answers = new CopyOnWriteArrayList<>();
 
         writer.write(List.of(message("k"))).subscribe(answers::add);
         writer.write(List.of(message("k"))).subscribe(answers::add);
@@ -122,8 +122,8 @@ class IngestWriterTest {
         writer.write(List.of(message("k"))).subscribe();
         List<IngestMessage> second = List.of(message("x"), message("y"));
         List<IngestMessage> third = List.of(message("z"), message("w"));
-        AtomicReference<List<IngestResult>> secondAnswer = new AtomicReference<>();
-        AtomicReference<List<IngestResult>> thirdAnswer = new AtomicReference<>();
+        AtomicReference<List<InsertOutcome>> secondAnswer = new AtomicReference<>();
+        AtomicReference<List<InsertOutcome>> thirdAnswer = new AtomicReference<>();
         writer.write(second).subscribe(secondAnswer::set);
         writer.write(third).subscribe(thirdAnswer::set);
 
@@ -150,8 +150,8 @@ class IngestWriterTest {
         now.addAndGet(TIMEOUT.toNanos() + 1);
         store.complete(0);
 
-        assertThat(error.get()).isInstanceOfSatisfying(ApiProblem.class, p -> {
-            assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+        assertThat(error.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class, p -> {
+            assertThat(p.reason()).isEqualTo(Reason.WAITED_TOO_LONG);
             assertThat(p.getMessage()).contains("nothing was written");
         });
         assertThat(store.statements).hasSize(1);
@@ -167,17 +167,17 @@ class IngestWriterTest {
         writer.write(List.of(message("k"))).subscribe(r -> { }, waiting::set);
 
         elapse(TIMEOUT.plusMillis(1));
-        assertThat(waiting.get()).as("waiting: refused, nothing written").isInstanceOfSatisfying(ApiProblem.class,
-                p -> {
-                    assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+        assertThat(waiting.get()).as("waiting: refused, nothing written").isInstanceOfSatisfying(
+                IngestProblem.Overloaded.class, p -> {
+                    assertThat(p.reason()).isEqualTo(Reason.WAITED_TOO_LONG);
                     assertThat(p.getMessage()).contains("nothing was written");
                 });
         assertThat(inStatement.get()).as("its statement may still finish").isNull();
 
         elapse(TIMEOUT.plusMillis(1));
         assertThat(inStatement.get()).as("in a statement that never returns").isInstanceOfSatisfying(
-                ApiProblem.class, p -> {
-                    assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+                IngestProblem.Overloaded.class, p -> {
+                    assertThat(p.reason()).isEqualTo(Reason.WRITE_TIMED_OUT);
                     assertThat(p.getMessage()).contains("may have been applied");
                 });
         store.complete(0);
@@ -195,14 +195,16 @@ class IngestWriterTest {
         assertThat(budget.reservedBytes()).isEqualTo(60);
 
         elapse(TIMEOUT.multipliedBy(2).plusMillis(2));
-        assertThat(first.get()).as("answered").isInstanceOf(ApiProblem.class);
+        assertThat(first.get()).as("answered").isInstanceOf(IngestProblem.Overloaded.class);
         assertThat(budget.requests()).isZero();
         assertThat(budget.reservedBytes()).as("its statement still holds the messages").isEqualTo(60);
         AtomicReference<Throwable> refused = new AtomicReference<>();
         budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
                 .subscribe(r -> { }, refused::set);
-        assertThat(refused.get()).isInstanceOfSatisfying(ApiProblem.class,
-                p -> assertThat(p.getMessage()).contains("dispatcher.ingest.max-queued-bytes"));
+        assertThat(refused.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class, p -> {
+            assertThat(p.reason()).isEqualTo(Reason.MEMORY_FULL);
+            assertThat(p.getMessage()).contains("dispatcher.ingest.max-queued-bytes");
+        });
 
         store.complete(0);
         assertThat(budget.reservedBytes()).isZero();
@@ -248,15 +250,15 @@ class IngestWriterTest {
         AtomicReference<Throwable> error = new AtomicReference<>();
         writer.write(List.of(message("k"))).subscribe(r -> { }, error::set);
 
-        assertThat(error.get()).isInstanceOfSatisfying(ApiProblem.class,
-                p -> assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE));
+        assertThat(error.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class,
+                p -> assertThat(p.reason()).isEqualTo(Reason.QUEUE_FULL));
     }
 
     @Test
     void aStatementWhoseConnectionWasLostIsRepeatedButOneTheServerRefusedIsNot() {
         HeldStore store = new HeldStore();
         IngestWriter writer = writer(store, 1);
-        AtomicReference<List<IngestResult>> answer = new AtomicReference<>();
+        AtomicReference<List<InsertOutcome>> answer = new AtomicReference<>();
         writer.write(List.of(message("k"))).subscribe(answer::set);
         store.fail(0, new R2dbcNonTransientResourceException("Cannot exchange messages because the connection is closed"));
         // the repeat runs after a backoff on a timer thread, which may subscribe to the sink after it was completed
@@ -277,8 +279,9 @@ class IngestWriterTest {
 
     // ---- helpers
 
-    private static MockServerHttpRequest post(long contentLength) {
-        return MockServerHttpRequest.post("/v1/messages").contentLength(contentLength).build();
+    /** The declared length of a request body of {@code contentLength} bytes. */
+    private static long post(long contentLength) {
+        return contentLength;
     }
 
     private static void await(String what, BooleanSupplier condition) {
@@ -303,11 +306,11 @@ class IngestWriterTest {
                 null);
     }
 
-    private static List<IngestResult> accepted(List<IngestMessage> messages) {
-        List<IngestResult> results = new ArrayList<>();
+    private static List<InsertOutcome> accepted(List<IngestMessage> messages) {
+        List<InsertOutcome> results = new ArrayList<>();
         long seq = 1;
         for (IngestMessage m : messages) {
-            results.add(new IngestResult.Accepted(new IngestResult.StoredEntry(m.id(), seq++, "PENDING", 0,
+            results.add(new InsertOutcome.Inserted(new StoredEntry(m.id(), seq++, "PENDING", 0,
                     Instant.EPOCH)));
         }
         return results;

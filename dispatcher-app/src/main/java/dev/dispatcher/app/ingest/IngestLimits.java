@@ -1,4 +1,4 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import java.util.Map;
 
@@ -10,7 +10,7 @@ import java.util.Map;
  *
  * <p>Request bodies may be larger than the payload (JSON escaping, base64's 4/3): a single message's body may take
  * {@value #SINGLE_BODY_FACTOR} x the payload limit plus {@value #BODY_SLACK} bytes, a batch's
- * {@value #BATCH_BODY_FACTOR} x plus the same slack; larger bodies get {@code 413}.
+ * {@value #BATCH_BODY_FACTOR} x plus the same slack; larger bodies are refused ({@link IngestProblem.TooLarge}).
  */
 record IngestLimits(long maxPayloadBytes, int maxBatchSize) {
 

@@ -1,4 +1,4 @@
-package dev.dispatcher.app.outbox;
+package dev.dispatcher.app.demo;
 
 import dev.dispatcher.client.OutboxMessage;
 import dev.dispatcher.client.OutboxWriter;
@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -17,12 +18,13 @@ import reactor.core.publisher.Mono;
  * Writes demo orders to the outbox at a fixed rate (topic {@value #TOPIC}, 32 order keys) exactly the way an
  * application does: with {@code dispatcher-client}'s {@link OutboxWriter}, one transaction per tick (the writer
  * takes each key's writer lock, so a key's rows commit in seq order). Enabled with {@code dispatcher.demo.enabled};
- * {@code dispatcher.demo.rate} is messages per second.
+ * {@code dispatcher.demo.rate} is messages per second. Starts after the relay and stops before it, so the relay
+ * drains what it wrote last. A failed insert is logged and the next tick goes on.
  */
-public final class DemoProducer {
+final class DemoProducer implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(DemoProducer.class);
-    public static final String TOPIC = "dispatcher.demo.orders";
+    static final String TOPIC = "dispatcher.demo.orders";
     private static final Duration TICK = Duration.ofMillis(100);
 
     private final ConnectionFactory connections;
@@ -31,11 +33,12 @@ public final class DemoProducer {
     private final AtomicLong written = new AtomicLong();
     private volatile Disposable running;
 
-    public DemoProducer(ConnectionFactory connections, double rate) {
+    DemoProducer(ConnectionFactory connections, double rate) {
         this.connections = connections;
         this.rate = rate;
     }
 
+    @Override
     public synchronized void start() {
         if (running != null) {
             return;
@@ -73,10 +76,22 @@ public final class DemoProducer {
                 .build();
     }
 
+    @Override
     public synchronized void stop() {
         if (running != null) {
             running.dispose();
             running = null;
         }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running != null;
+    }
+
+    /** After the relay's lifecycle (which starts at {@code DEFAULT_PHASE - 100}), and stopped before it. */
+    @Override
+    public int getPhase() {
+        return SmartLifecycle.DEFAULT_PHASE - 50;
     }
 }

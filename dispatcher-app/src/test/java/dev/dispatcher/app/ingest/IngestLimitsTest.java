@@ -1,4 +1,4 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -39,13 +39,5 @@ class IngestLimitsTest {
                 .withMessage("dispatcher.ingest.max-queued-bytes must be at least the largest request body (8 x"
                         + " dispatcher.ingest.max-payload-size + 65536 bytes = 8454144 bytes), but was 8388608 bytes;"
                         + " raise it or lower dispatcher.ingest.max-payload-size");
-    }
-
-    @Test
-    void jwtShapeDecidesTheBearerPath() {
-        assertThat(ApiSecurityConfiguration.looksLikeJwt("a.b.c")).isTrue();
-        assertThat(ApiSecurityConfiguration.looksLikeJwt("abc")).isFalse();
-        assertThat(ApiSecurityConfiguration.looksLikeJwt("a..c")).isFalse();
-        assertThat(ApiSecurityConfiguration.looksLikeJwt("a.b.c.d")).isFalse();
     }
 }

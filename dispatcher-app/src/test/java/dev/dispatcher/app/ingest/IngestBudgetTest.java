@@ -1,13 +1,10 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -26,9 +23,9 @@ class IngestBudgetTest {
         budget.admit(post(40), 1000, held -> Mono.fromRunnable(() -> ran.set(true))).subscribe(v -> { }, refused::set);
 
         assertThat(ran).as("the body is never read").isFalse();
-        assertThat(refused.get()).isInstanceOfSatisfying(ApiProblem.class, p -> {
-            assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
-            assertThat(p.toResponse().getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+        assertThat(refused.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class, p -> {
+            assertThat(p.reason()).isEqualTo(IngestProblem.Overloaded.Reason.MEMORY_FULL);
+            assertThat(p.queuedBytes()).isEqualTo(70);
             assertThat(p.getMessage()).contains("dispatcher.ingest.max-queued-bytes (100 bytes)");
         });
         assertThat(budget.reservedBytes()).as("a refusal reserves nothing").isEqualTo(70);
@@ -48,8 +45,8 @@ class IngestBudgetTest {
 
         budget.admit(post(1), 10, held -> Mono.empty()).subscribe(v -> { }, refused::set);
 
-        assertThat(refused.get()).isInstanceOfSatisfying(ApiProblem.class, p -> {
-            assertThat(p.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+        assertThat(refused.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class, p -> {
+            assertThat(p.reason()).isEqualTo(IngestProblem.Overloaded.Reason.BUSY);
             assertThat(p.getMessage()).contains("dispatcher.ingest.max-concurrent-requests");
         });
         a.dispose();
@@ -59,13 +56,14 @@ class IngestBudgetTest {
     @Test
     void aBodyOfUnknownLengthReservesItsLimitAndADeclaredOneAtMostTheLimit() {
         IngestBudget budget = new IngestBudget(10_000, 10);
-        budget.admit(MockServerHttpRequest.post("/v1/messages").build(), 4000, held -> Mono.never()).subscribe();
+        budget.admit(-1, 4000, held -> Mono.never()).subscribe();
         assertThat(budget.reservedBytes()).isEqualTo(4000);
         budget.admit(post(1_000_000), 4000, held -> Mono.never()).subscribe();
         assertThat(budget.reservedBytes()).as("a larger declared body is refused with 413 when read").isEqualTo(8000);
     }
 
-    private static MockServerHttpRequest post(long contentLength) {
-        return MockServerHttpRequest.post("/v1/messages").contentLength(contentLength).build();
+    /** The declared length of a request body of {@code contentLength} bytes. */
+    private static long post(long contentLength) {
+        return contentLength;
     }
 }

@@ -1,4 +1,4 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.store.Backlog;
@@ -7,21 +7,15 @@ import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
 /**
- * Refuses ingest with {@code 429} while the outbox backlog is at {@code dispatcher.ingest.max-backlog}.
+ * Refuses ingest ({@link IngestProblem.BacklogFull}) while the outbox backlog is at
+ * {@code dispatcher.ingest.max-backlog}.
  *
- * <p>The backlog is checked in the background every {@link #REFRESH_EVERY}, and a request reads the last result:
- * it never waits for one. (A cache that counted on the first request after it expired held every request that
- * arrived meanwhile for the count, which grows with the backlog.) Each check first reads a cheap upper bound of
- * the backlog (two index descents) and counts the rows only when the bound reaches the limit: a count reads every
- * live row, about 190 ms at a 200,000-row backlog, and once a second that was an eighth of the database's
- * statement time during batch ingest. A failed check keeps the last result; before the first, ingest is allowed.
- * Thread-safe.
+ * <p>The backlog is checked in the background every {@link Ingest#BACKLOG_CHECKED_EVERY}, and a request reads the
+ * last result: it never waits for one. Each check first reads a cheap upper bound of the backlog (two index
+ * descents) and counts the live rows only when the bound reaches the limit (a count reads every live row). A
+ * failed check keeps the last result; before the first, ingest is allowed. Thread-safe.
  */
 final class BacklogGuard {
-
-    static final Duration REFRESH_EVERY = Duration.ofSeconds(1);
-    /** Long enough for the relay to drain a good part of a full backlog; short enough to resume soon. */
-    static final int RETRY_AFTER_SECONDS = 2;
 
     private final Supplier<Mono<Long>> upperBound;
     private final Supplier<Mono<Backlog>> backlog;
@@ -39,7 +33,7 @@ final class BacklogGuard {
     }
 
     void start() {
-        refreshing.start(Duration.ZERO, REFRESH_EVERY);
+        refreshing.start(Duration.ZERO, Ingest.BACKLOG_CHECKED_EVERY);
     }
 
     /** The bound when it is below the limit (the count cannot reach it then), else the count. */
@@ -52,10 +46,9 @@ final class BacklogGuard {
         refreshing.stop();
     }
 
-    /** Completes empty when there is room, fails with a 429 problem otherwise. */
+    /** Completes empty when there is room, fails with {@link IngestProblem.BacklogFull} otherwise. */
     Mono<Void> check() {
         long total = lastTotal;
-        return total >= maxBacklog ? Mono.error(ApiProblem.backlogFull(total, maxBacklog, RETRY_AFTER_SECONDS))
-                : Mono.empty();
+        return total >= maxBacklog ? Mono.error(new IngestProblem.BacklogFull(total, maxBacklog)) : Mono.empty();
     }
 }

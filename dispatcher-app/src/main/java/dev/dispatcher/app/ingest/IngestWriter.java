@@ -1,9 +1,10 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
+import dev.dispatcher.app.ingest.IngestProblem.Overloaded.Reason;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.IngestMessage;
-import dev.dispatcher.app.store.IngestResult;
 import dev.dispatcher.app.store.IngestStore;
+import dev.dispatcher.app.store.InsertOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,26 +22,21 @@ import reactor.util.retry.Retry;
 
 /**
  * Writes ingest requests through a fixed set of lanes, each with at most one statement in flight: requests that
- * arrive while their lane is writing wait, and its next statement writes all of them together (group commit).
- * Under load a statement carries many requests, so the database does one round trip, one plan and one commit for
- * all of them instead of one each; alone, a request is written at once.
+ * arrive while their lane is writing wait, and its next statement writes all of them together (group commit), up
+ * to {@value #MAX_MESSAGES_PER_WRITE} messages and {@value #MAX_BYTES_PER_WRITE} payload bytes. A key's
+ * single-message requests always go to the same lane, so they never wait for each other's key locks; requests with
+ * several keys share one lane of their own.
  *
- * <p>Why lanes: one statement per request held a pooled connection for a round trip and a commit each, and
- * requests queued for the pool's connections; and every writer of a key waits for the key's writer lock, held
- * until commit. A key's single-message requests always go to the same lane, so they never wait for each other's
- * locks; requests with several keys share one lane of their own (their statements would wait for each other's
- * key locks anyway, so fewer, larger statements are better).
- *
- * <p>A request waits at most {@code timeout} for its lane, timed on its own (a lane whose statement never returns,
- * as when the database is frozen, still answers every waiting request): one still waiting then is answered
- * {@code 503} without being written, and one whose client went away before its turn is dropped unwritten; either
- * lets go of its messages at once. Once a statement is sent, its outcome is the server's: a statement the server
- * refuses ({@code statement_timeout}, {@code lock_timeout}) wrote nothing. A request whose statement has not finished
- * {@code timeout} after it was sent is answered {@code 503} saying the write may have been applied (repeat it with
- * the same id), while the statement goes on. A statement whose connection was lost is repeated (at most twice): ids
- * are fixed before the first attempt, so a repeat finds rows the lost attempt committed instead of writing them
- * again. A client that disconnects never cancels a statement: lanes, not requests, own the database calls. The
- * request's {@link IngestBudget.Reservation} is held from queueing until the writer has finished with its messages.
+ * <p>A request waits at most {@code timeout} for its lane, timed on its own (a lane whose statement never returns
+ * still answers every waiting request): one still waiting then is refused ({@link Reason#WAITED_TOO_LONG}) without
+ * being written, and one whose client went away before its turn is dropped unwritten; either lets go of its
+ * messages at once. Once a statement is sent, its outcome is the server's: a statement the server refuses wrote
+ * nothing. A request whose statement has not finished {@code timeout} after it was sent is refused with
+ * {@link Reason#WRITE_TIMED_OUT} (it may have been applied), while the statement goes on. A statement whose
+ * connection was lost is repeated (at most twice): ids are fixed before the first attempt, so a repeat finds rows
+ * the lost attempt committed instead of writing them again. A client that disconnects never cancels a statement:
+ * lanes, not requests, own the database calls. The request's {@link IngestBudget.Reservation} is held from
+ * queueing until the writer has finished with its messages.
  *
  * <p>Thread-safe: {@link #write} may be called from any thread; each lane's queue is drained by one thread at a
  * time (a work-in-progress counter), and statements complete on the driver's threads.
@@ -51,10 +47,8 @@ final class IngestWriter {
     static final int MAX_MESSAGES_PER_WRITE = 1000;
     /** Most payload bytes one statement writes (a single larger request is written alone). */
     static final long MAX_BYTES_PER_WRITE = 8L * 1024 * 1024;
-    /** Most messages waiting in one lane; beyond it requests are refused at once with 503. */
+    /** Most messages waiting in one lane; beyond it requests are refused at once ({@link Reason#QUEUE_FULL}). */
     static final int MAX_QUEUED_MESSAGES = 20_000;
-    /** Retry-After of a request refused because its lane is full or it waited too long. */
-    static final int RETRY_AFTER_SECONDS = 1;
 
     private final IngestStore store;
     private final Duration timeout;
@@ -86,7 +80,7 @@ final class IngestWriter {
     }
 
     /** One result per message, in request order, once the statement that wrote them committed. */
-    Mono<List<IngestResult>> write(List<IngestMessage> messages) {
+    Mono<List<InsertOutcome>> write(List<IngestMessage> messages) {
         return write(messages, null);
     }
 
@@ -94,7 +88,7 @@ final class IngestWriter {
      * {@link #write(List)}, holding {@code reservation} (may be null) until this writer has finished with the
      * messages: dropped from the queue, or written by a statement that has finished.
      */
-    Mono<List<IngestResult>> write(List<IngestMessage> messages, IngestBudget.Reservation reservation) {
+    Mono<List<InsertOutcome>> write(List<IngestMessage> messages, IngestBudget.Reservation reservation) {
         return Mono.defer(() -> {
             Pending pending = new Pending(messages, nanoTime.getAsLong() + timeout.toNanos(), reservation);
             laneFor(messages).submit(pending);
@@ -104,10 +98,9 @@ final class IngestWriter {
         });
     }
 
-    private ApiProblem waitedTooLong() {
-        return ApiProblem.unavailable("ingest-timeout", "the request waited " + timeout.toMillis()
-                + " ms for its turn to be written (dispatcher.ingest.timeout); nothing was written, retry later",
-                RETRY_AFTER_SECONDS);
+    private IngestProblem waitedTooLong() {
+        return new IngestProblem.Overloaded(Reason.WAITED_TOO_LONG, "the request waited " + timeout.toMillis()
+                + " ms for its turn to be written (dispatcher.ingest.timeout); nothing was written, retry later");
     }
 
     private Lane laneFor(List<IngestMessage> messages) {
@@ -138,7 +131,7 @@ final class IngestWriter {
         final long bytes;
         final long deadlineNanos;
         final IngestBudget.Reservation reservation;
-        final Sinks.One<List<IngestResult>> result = Sinks.one();
+        final Sinks.One<List<InsertOutcome>> result = Sinks.one();
         private final AtomicInteger state = new AtomicInteger(WAITING);
 
         Pending(List<IngestMessage> messages, long deadlineNanos, IngestBudget.Reservation reservation) {
@@ -162,7 +155,7 @@ final class IngestWriter {
         }
 
         /** Drops it if it is still waiting, answering {@code answer} (null: its client is gone); false otherwise. */
-        boolean drop(ApiProblem answer) {
+        boolean drop(IngestProblem answer) {
             if (!state.compareAndSet(WAITING, DROPPED)) {
                 return false;
             }
@@ -180,15 +173,15 @@ final class IngestWriter {
         }
 
         /** The answer once {@code timeout} has passed since it was queued. */
-        Mono<List<IngestResult>> outwaited() {
+        Mono<List<InsertOutcome>> outwaited() {
             if (drop(null)) {
                 return Mono.error(waitedTooLong());
             }
             // taken: its statement runs; give it as long again before saying that the outcome is unknown
-            return result.asMono().timeout(timeout, Mono.error(() -> ApiProblem.unavailable("ingest-write-timeout",
-                    "the statement writing this request did not finish within " + timeout.toMillis() + " ms of being"
-                            + " sent (dispatcher.ingest.timeout); it may have been applied, so repeat the request"
-                            + " with the same id", RETRY_AFTER_SECONDS)), timer);
+            return result.asMono().timeout(timeout, Mono.error(() -> new IngestProblem.Overloaded(
+                    Reason.WRITE_TIMED_OUT, "the statement writing this request did not finish within "
+                            + timeout.toMillis() + " ms of being sent (dispatcher.ingest.timeout); it may have been"
+                            + " applied, so repeat the request with the same id")), timer);
         }
 
         /** This writer has finished with the messages. */
@@ -212,9 +205,9 @@ final class IngestWriter {
             int n = pending.count;
             if (queuedMessages.addAndGet(n) > MAX_QUEUED_MESSAGES) {
                 queuedMessages.addAndGet(-n);
-                pending.drop(ApiProblem.unavailable("ingest-queue-full", "ingest is writing "
+                pending.drop(new IngestProblem.Overloaded(Reason.QUEUE_FULL, "ingest is writing "
                         + MAX_QUEUED_MESSAGES + " or more waiting messages on this lane; nothing was written, "
-                        + "retry later", RETRY_AFTER_SECONDS));
+                        + "retry later"));
                 return;
             }
             queue.offer(pending);
@@ -287,7 +280,7 @@ final class IngestWriter {
                             offset += n;
                         }
                     }, error -> {
-                        Throwable cause = Exceptions.isRetryExhausted(error) ? error.getCause() : error;
+                        Throwable cause = answer(Exceptions.isRetryExhausted(error) ? error.getCause() : error);
                         group.forEach(p -> p.result.tryEmitError(cause));
                     });
         }
@@ -296,6 +289,12 @@ final class IngestWriter {
             writing = false;
             drain();
         }
+    }
+
+    /** What the requests of a failed statement are answered: a removed row is a problem, other errors as they are. */
+    private static Throwable answer(Throwable error) {
+        return error instanceof IngestStore.RowRemovedException removed
+                ? new IngestProblem.RowRemoved(removed.id(), removed.getMessage()) : error;
     }
 
     /** A lost connection, a deadlock or an exhausted pool: a repeat may succeed. A refused statement is final. */

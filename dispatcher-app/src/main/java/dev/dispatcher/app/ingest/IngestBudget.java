@@ -1,17 +1,16 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 
 /**
  * Bounds what ingest holds in memory, checked before a request's body is read: at most {@code maxRequests} ingest
  * requests at once ({@code dispatcher.ingest.max-concurrent-requests}), and at most {@code maxBytes} of their bodies
  * ({@code dispatcher.ingest.max-queued-bytes}), counted from the moment a body may start arriving until the last
- * holder of its messages lets go. A request past either bound is refused at once with {@code 503} and
- * {@code Retry-After}, its body never read, so a flood of large requests costs no memory beyond the bound whatever
+ * holder of its messages lets go. A request past either bound is refused at once ({@link IngestProblem.Overloaded},
+ * {@link IngestProblem.Overloaded.Reason#BUSY} or {@link IngestProblem.Overloaded.Reason#MEMORY_FULL}), its body never read, so a flood of large requests costs no memory beyond the bound whatever
  * the database does.
  *
  * <p>A request reserves its declared {@code Content-Length}, or its body limit when it declares none (chunked). Its
@@ -25,9 +24,6 @@ import reactor.core.publisher.Mono;
  */
 final class IngestBudget {
 
-    /** Retry-After of a request refused for room: requests in flight finish within the ingest timeout. */
-    static final int RETRY_AFTER_SECONDS = 1;
-
     private final long maxBytes;
     private final int maxRequests;
     private final AtomicLong bytes = new AtomicLong();
@@ -39,29 +35,29 @@ final class IngestBudget {
     }
 
     /**
-     * Runs {@code work} for {@code request} once it fits both bounds, with its body's reservation; fails with a
-     * {@code 503} problem, without subscribing to {@code work}, when it does not. Lazy: nothing is reserved until
+     * Runs {@code work} for a request once it fits both bounds, with its body's reservation; fails with an
+     * {@link IngestProblem.Overloaded}, without subscribing to {@code work}, when it does not. Lazy: nothing is reserved until
      * subscription, and everything is given back when the returned Mono terminates or is cancelled.
      *
-     * @param bodyLimit the most bytes the request's body may take (its 413 limit)
+     * @param declared the body's declared length ({@code Content-Length}), or -1 when unknown
+     * @param bodyLimit the most bytes the request's body may take (past it, {@link IngestProblem.TooLarge})
      */
-    <T> Mono<T> admit(ServerHttpRequest request, long bodyLimit, Function<Reservation, Mono<T>> work) {
+    <T> Mono<T> admit(long declared, long bodyLimit, Function<Reservation, Mono<T>> work) {
         return Mono.defer(() -> {
-            long declared = request.getHeaders().getContentLength();
             long size = declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
             if (requests.incrementAndGet() > maxRequests) {
                 requests.decrementAndGet();
-                return Mono.error(ApiProblem.unavailable("ingest-busy", "ingest is answering "
-                        + maxRequests + " requests at once, its bound dispatcher.ingest.max-concurrent-requests;"
-                        + " nothing was written, retry later", RETRY_AFTER_SECONDS));
+                return Mono.error(new IngestProblem.Overloaded(IngestProblem.Overloaded.Reason.BUSY, "ingest is"
+                        + " answering " + maxRequests + " requests at once, its bound"
+                        + " dispatcher.ingest.max-concurrent-requests; nothing was written, retry later"));
             }
             if (bytes.addAndGet(size) > maxBytes) {
                 long held = bytes.addAndGet(-size);
                 requests.decrementAndGet();
-                return Mono.error(ApiProblem.unavailable("ingest-memory-full", "ingest holds " + held
-                        + " bytes of requests in memory and this one may take " + size + " more, past its bound"
-                        + " dispatcher.ingest.max-queued-bytes (" + maxBytes + " bytes); nothing was written, retry"
-                        + " later", RETRY_AFTER_SECONDS).with("queuedBytes", held));
+                return Mono.error(new IngestProblem.Overloaded(IngestProblem.Overloaded.Reason.MEMORY_FULL, held,
+                        "ingest holds " + held + " bytes of requests in memory and this one may take " + size
+                                + " more, past its bound dispatcher.ingest.max-queued-bytes (" + maxBytes
+                                + " bytes); nothing was written, retry later"));
             }
             Reservation reservation = new Reservation(size);
             return Mono.defer(() -> work.apply(reservation)).doFinally(signal -> {

@@ -1,4 +1,4 @@
-package dev.dispatcher.app.api;
+package dev.dispatcher.app.ingest;
 
 import dev.dispatcher.app.store.IngestMessage;
 import dev.dispatcher.domain.DeliveryTime;
@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Parses and validates ingest bodies into {@link IngestMessage}s, failing with an {@link ApiProblem} that names
+ * Parses and validates ingest bodies into {@link IngestMessage}s, failing with an {@link IngestProblem} that names
  * the field ({@code topic}, or {@code [2].headers.x-id} in a batch). Stateless and thread-safe; pure CPU work.
  *
  * <p>Strict JSON: trailing tokens after the value, duplicate object keys and unknown fields are rejected. Limits,
@@ -85,13 +85,13 @@ final class IngestRequestParser {
     List<IngestMessage> parseBatch(byte[] body) {
         JsonNode root = tree(body);
         if (!root.isArray()) {
-            throw ApiProblem.invalid("$", "the body must be a JSON array of messages, but was " + kind(root));
+            throw new IngestProblem.Invalid("$", "the body must be a JSON array of messages, but was " + kind(root));
         }
         if (root.isEmpty()) {
-            throw ApiProblem.invalid("$", "the batch must hold at least one message");
+            throw new IngestProblem.Invalid("$", "the batch must hold at least one message");
         }
         if (root.size() > maxBatchSize) {
-            throw ApiProblem.tooLarge("$", "the batch holds " + root.size()
+            throw new IngestProblem.TooLarge("$", "the batch holds " + root.size()
                     + " messages, more than dispatcher.ingest.max-batch-size (" + maxBatchSize + ")");
         }
         List<IngestMessage> messages = new ArrayList<>(root.size());
@@ -103,27 +103,27 @@ final class IngestRequestParser {
 
     static JsonNode tree(byte[] body) {
         if (body.length == 0) {
-            throw ApiProblem.malformed("the request body is empty; a JSON document is required");
+            throw new IngestProblem.Malformed("the request body is empty; a JSON document is required");
         }
         try {
             JsonNode root = JSON.readTree(body);
             if (root == null || root.isMissingNode()) {
-                throw ApiProblem.malformed("the request body holds no JSON value");
+                throw new IngestProblem.Malformed("the request body holds no JSON value");
             }
             return root;
         } catch (JacksonException e) {
-            throw ApiProblem.malformed("the request body is not valid JSON: " + e.getOriginalMessage());
+            throw new IngestProblem.Malformed("the request body is not valid JSON: " + e.getOriginalMessage());
         }
     }
 
     private IngestMessage message(JsonNode node, String at) {
         if (!(node instanceof ObjectNode object)) {
-            throw ApiProblem.invalid(at.isEmpty() ? "$" : at.substring(0, at.length() - 1),
+            throw new IngestProblem.Invalid(at.isEmpty() ? "$" : at.substring(0, at.length() - 1),
                     "a message must be a JSON object, but was " + kind(node));
         }
         for (String name : object.propertyNames()) {
             if (!FIELDS.contains(name)) {
-                throw ApiProblem.invalid(at + name, "unknown field '" + printable(name) + "'; known fields are "
+                throw new IngestProblem.Invalid(at + name, "unknown field '" + printable(name) + "'; known fields are "
                         + "id, topic, key, type, payload, contentType, headers, correlationId, causationId,"
                         + " deliverAt, delay");
             }
@@ -132,13 +132,13 @@ final class IngestRequestParser {
         String idText = optionalText(object, at, "id", 36);
         if (idText != null) {
             if (!UUID_TEXT.matcher(idText).matches()) {
-                throw ApiProblem.invalid(at + "id", "id must be a UUID such as 0b5c5a8e-3f0e-4c8e-9a7e-4f5f0c1d2e3f");
+                throw new IngestProblem.Invalid(at + "id", "id must be a UUID such as 0b5c5a8e-3f0e-4c8e-9a7e-4f5f0c1d2e3f");
             }
             id = UUID.fromString(idText);
         }
         String topic = requiredText(object, at, "topic", 249);
         if (!TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
-            throw ApiProblem.invalid(at + "topic", "topic must be a Kafka topic name: 1 to 249 letters, digits,"
+            throw new IngestProblem.Invalid(at + "topic", "topic must be a Kafka topic name: 1 to 249 letters, digits,"
                     + " '.', '_' or '-', and not '.' or '..'");
         }
         String key = optionalText(object, at, "key", MAX_KEY_BYTES);
@@ -150,11 +150,11 @@ final class IngestRequestParser {
             try {
                 media = MediaType.parseMediaType(contentType);
             } catch (InvalidMediaTypeException e) {
-                throw ApiProblem.invalid(at + "contentType", "contentType must be a media type such as"
+                throw new IngestProblem.Invalid(at + "contentType", "contentType must be a media type such as"
                         + " application/json or application/avro");
             }
             if (media.isWildcardType() || media.isWildcardSubtype()) {
-                throw ApiProblem.invalid(at + "contentType", "contentType must be a concrete media type, not a"
+                throw new IngestProblem.Invalid(at + "contentType", "contentType must be a concrete media type, not a"
                         + " wildcard");
             }
             json = media.getSubtype().equals("json") || media.getSubtype().endsWith("+json");
@@ -179,7 +179,7 @@ final class IngestRequestParser {
                     .delayMillis(clock.instant(), maxDelay);
             return millis == 0 ? null : millis;
         } catch (DeliveryTime.InvalidDeliveryTimeException e) {
-            throw ApiProblem.invalid(at + e.field(), e.getMessage());
+            throw new IngestProblem.Invalid(at + e.field(), e.getMessage());
         }
     }
 
@@ -188,13 +188,13 @@ final class IngestRequestParser {
         try {
             return parser.apply(text);
         } catch (DateTimeParseException e) {
-            throw ApiProblem.invalid(at + field, field + " must be " + form);
+            throw new IngestProblem.Invalid(at + field, field + " must be " + form);
         }
     }
 
     private byte[] payload(JsonNode node, String at, boolean json) {
         if (node == null) {
-            throw ApiProblem.invalid(at + "payload", "payload is required (any JSON value for a JSON content type,"
+            throw new IngestProblem.Invalid(at + "payload", "payload is required (any JSON value for a JSON content type,"
                     + " otherwise a base64 string)");
         }
         byte[] bytes;
@@ -203,22 +203,22 @@ final class IngestRequestParser {
                 bytes = JSON.writeValueAsBytes(node);
             } catch (JacksonException e) {
                 // e.g. a string with an unpaired surrogate escape, which has no UTF-8 form
-                throw ApiProblem.invalid(at + "payload", "payload cannot be stored as UTF-8 JSON: "
+                throw new IngestProblem.Invalid(at + "payload", "payload cannot be stored as UTF-8 JSON: "
                         + e.getOriginalMessage());
             }
         } else {
             if (!node.isString()) {
-                throw ApiProblem.invalid(at + "payload", "payload must be a base64 string when contentType is not"
+                throw new IngestProblem.Invalid(at + "payload", "payload must be a base64 string when contentType is not"
                         + " JSON, but was " + kind(node));
             }
             try {
                 bytes = Base64.getDecoder().decode(node.asString());
             } catch (IllegalArgumentException e) {
-                throw ApiProblem.invalid(at + "payload", "payload is not valid base64: " + e.getMessage());
+                throw new IngestProblem.Invalid(at + "payload", "payload is not valid base64: " + e.getMessage());
             }
         }
         if (bytes.length > maxPayloadBytes) {
-            throw ApiProblem.tooLarge(at + "payload", "payload is " + bytes.length
+            throw new IngestProblem.TooLarge(at + "payload", "payload is " + bytes.length
                     + " bytes, more than dispatcher.ingest.max-payload-size (" + maxPayloadBytes + " bytes)");
         }
         return bytes;
@@ -229,11 +229,11 @@ final class IngestRequestParser {
             return null;
         }
         if (!(node instanceof ObjectNode object)) {
-            throw ApiProblem.invalid(at + "headers", "headers must be a JSON object of string values, but was "
+            throw new IngestProblem.Invalid(at + "headers", "headers must be a JSON object of string values, but was "
                     + kind(node));
         }
         if (object.size() > MAX_HEADERS) {
-            throw ApiProblem.invalid(at + "headers", "at most " + MAX_HEADERS + " headers are allowed, but there"
+            throw new IngestProblem.Invalid(at + "headers", "at most " + MAX_HEADERS + " headers are allowed, but there"
                     + " were " + object.size());
         }
         Map<String, String> headers = new LinkedHashMap<>();
@@ -243,22 +243,22 @@ final class IngestRequestParser {
             String field = at + "headers." + printable(name);
             checkText(field, "header name", name, MAX_TEXT_BYTES);
             if (name.isEmpty()) {
-                throw ApiProblem.invalid(field, "header names must not be empty");
+                throw new IngestProblem.Invalid(field, "header names must not be empty");
             }
             if (RESERVED_HEADERS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                throw ApiProblem.invalid(field, "header '" + name + "' is reserved: the relay sets it from the"
+                throw new IngestProblem.Invalid(field, "header '" + name + "' is reserved: the relay sets it from the"
                         + " message's own fields");
             }
             JsonNode value = header.getValue();
             if (!value.isString()) {
-                throw ApiProblem.invalid(field, "header values must be strings, but was " + kind(value));
+                throw new IngestProblem.Invalid(field, "header values must be strings, but was " + kind(value));
             }
             checkText(field, "header value", value.asString(), MAX_HEADER_VALUE_BYTES);
             total += utf8Length(name) + utf8Length(value.asString());
             headers.put(name, value.asString());
         }
         if (total > MAX_HEADERS_BYTES) {
-            throw ApiProblem.invalid(at + "headers", "headers take " + total + " bytes, more than "
+            throw new IngestProblem.Invalid(at + "headers", "headers take " + total + " bytes, more than "
                     + MAX_HEADERS_BYTES);
         }
         return headers.isEmpty() ? null : JSON.writeValueAsString(headers);
@@ -267,7 +267,7 @@ final class IngestRequestParser {
     private static String requiredText(ObjectNode object, String at, String name, int maxBytes) {
         String value = optionalText(object, at, name, maxBytes);
         if (value == null) {
-            throw ApiProblem.invalid(at + name, name + " is required");
+            throw new IngestProblem.Invalid(at + name, name + " is required");
         }
         return value;
     }
@@ -278,11 +278,11 @@ final class IngestRequestParser {
             return null;
         }
         if (!node.isString()) {
-            throw ApiProblem.invalid(at + name, name + " must be a string, but was " + kind(node));
+            throw new IngestProblem.Invalid(at + name, name + " must be a string, but was " + kind(node));
         }
         String value = node.asString();
         if (value.isBlank()) {
-            throw ApiProblem.invalid(at + name, name + " must not be blank");
+            throw new IngestProblem.Invalid(at + name, name + " must not be blank");
         }
         checkText(at + name, name, value, maxBytes);
         return value;
@@ -292,17 +292,17 @@ final class IngestRequestParser {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c == '\0') {
-                throw ApiProblem.invalid(field, what + " must not contain NUL (\\u0000)");
+                throw new IngestProblem.Invalid(field, what + " must not contain NUL (\\u0000)");
             }
             if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw ApiProblem.invalid(field, what + " must not contain an unpaired UTF-16 surrogate");
+                throw new IngestProblem.Invalid(field, what + " must not contain an unpaired UTF-16 surrogate");
             }
         }
         int bytes = utf8Length(value);
         if (bytes > maxBytes) {
-            throw ApiProblem.invalid(field, what + " is " + bytes + " bytes (UTF-8), more than " + maxBytes);
+            throw new IngestProblem.Invalid(field, what + " is " + bytes + " bytes (UTF-8), more than " + maxBytes);
         }
     }
 

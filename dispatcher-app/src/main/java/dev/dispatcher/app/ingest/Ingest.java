@@ -1,0 +1,76 @@
+package dev.dispatcher.app.ingest;
+
+import dev.dispatcher.app.store.InsertOutcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.core.io.buffer.DataBuffer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Takes one ingest request from its body to its stored rows: admitted by the ingest budget before the body is read
+ * ({@link IngestBudget}: a request refused for room never has its body read), the body read within its limit,
+ * parsed, checked against the caller's {@link TopicGrant} and the backlog ({@link BacklogGuard}), and written
+ * through its lane ({@link IngestWriter}). Nothing is written unless every check passed; a refusal is an
+ * {@link IngestProblem}, a database failure the store's error. Lazy; thread-safe. Knows nothing of HTTP: the caller
+ * gives the body, its declared length and the caller's grant, and answers the {@link IngestResult}.
+ */
+public final class Ingest {
+
+    /** How often the backlog is counted in the background; a request reads the last count. */
+    public static final Duration BACKLOG_CHECKED_EVERY = Duration.ofSeconds(1);
+
+    private final IngestRequestParser parser;
+    private final IngestWriter writer;
+    private final BacklogGuard backlog;
+    private final IngestLimits limits;
+    private final IngestBudget budget;
+
+    Ingest(IngestRequestParser parser, IngestWriter writer, BacklogGuard backlog, IngestLimits limits,
+            IngestBudget budget) {
+        this.parser = parser;
+        this.writer = writer;
+        this.backlog = backlog;
+        this.limits = limits;
+        this.budget = budget;
+    }
+
+    /**
+     * One message ({@code POST /v1/messages}): an {@link IngestResult.Message} once written or found.
+     *
+     * @param declared the body's declared length, or -1 when unknown
+     * @param traceparent the trace context its publish span continues, or null
+     */
+    public Mono<IngestResult> one(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
+        return budget.admit(declared, limits.singleBodyBytes(), reservation ->
+                RequestBodies.read(body, declared, limits.singleBodyBytes(), limits.singleBodyRule())
+                        .map(bytes -> grant.check(parser.parseOne(bytes)).withTraceparent(traceparent))
+                        .flatMap(message -> backlog.check().then(writer.write(List.of(message), reservation)))
+                        .map(outcomes -> IngestResult.Message.of(outcomes.get(0))));
+    }
+
+    /**
+     * A batch ({@code POST /v1/messages/batch}): an {@link IngestResult.Batch} once every item is written or found,
+     * all by one statement.
+     *
+     * @param declared the body's declared length, or -1 when unknown
+     * @param traceparent the trace context the items' publish spans continue, or null
+     */
+    public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
+        return budget.admit(declared, limits.batchBodyBytes(), reservation ->
+                RequestBodies.read(body, declared, limits.batchBodyBytes(), limits.batchBodyRule())
+                        .map(bytes -> grant.checkAll(parser.parseBatch(bytes)).stream()
+                                .map(m -> m.withTraceparent(traceparent)).toList())
+                        .flatMap(messages -> backlog.check().then(writer.write(messages, reservation)))
+                        .map(Ingest::batchResult));
+    }
+
+    private static IngestResult batchResult(List<InsertOutcome> outcomes) {
+        List<IngestResult.Message> items = new ArrayList<>(outcomes.size());
+        for (InsertOutcome outcome : outcomes) {
+            items.add(IngestResult.Message.of(outcome));
+        }
+        return new IngestResult.Batch(items);
+    }
+}

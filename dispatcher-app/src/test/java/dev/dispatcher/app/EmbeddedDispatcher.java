@@ -1,6 +1,6 @@
 package dev.dispatcher.app;
 
-import dev.dispatcher.app.outbox.DemoProducer;
+import dev.dispatcher.app.demo.DemoConfiguration;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
@@ -36,7 +36,7 @@ public final class EmbeddedDispatcher {
 
     private static final String DEFAULT_PORT = "8080";
     /** Topics the run creates: the demo producer's, and the one the README's ingest example posts to. */
-    static final List<String> DEMO_TOPICS = List.of(DemoProducer.TOPIC, "orders");
+    static final List<String> DEMO_TOPICS = List.of(DemoConfiguration.TOPIC, "orders");
     /** Logging of the run, servers at WARN unless asked (see the file); used before Boot starts and by Boot. */
     static final String LOGGING_CONFIG = "embedded-logback.xml";
     private static final String LOGBACK_CONFIGURATION_FILE = "logback.configurationFile";

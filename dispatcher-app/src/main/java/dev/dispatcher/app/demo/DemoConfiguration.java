@@ -6,9 +6,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Starts the demo producer with the application when {@code dispatcher.demo.enabled} is true. */
+/**
+ * Starts the demo producer with the application when {@code dispatcher.demo.enabled} is true. Public for
+ * {@link #TOPIC} only: the embedded run creates that topic (brokers do not create topics on first use).
+ */
 @Configuration(proxyBeanMethods = false)
-class DemoConfiguration {
+public class DemoConfiguration {
+
+    /** The topic the demo producer writes to. */
+    public static final String TOPIC = "dispatcher.demo.orders";
 
     @Bean
     @ConditionalOnBooleanProperty("dispatcher.demo.enabled")

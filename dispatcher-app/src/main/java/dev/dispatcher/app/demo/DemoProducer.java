@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
 final class DemoProducer implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(DemoProducer.class);
-    static final String TOPIC = "dispatcher.demo.orders";
+    static final String TOPIC = DemoConfiguration.TOPIC;
     private static final Duration TICK = Duration.ofMillis(100);
 
     private final ConnectionFactory connections;

@@ -2,11 +2,13 @@ package dev.dispatcher.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dispatcher.app.api.HealthCallLimit;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.ProxiedKafka;
 import dev.dispatcher.testkit.TestServers;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
@@ -28,11 +30,14 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * {@code /actuator/health} is public: a flood of calls costs at most one {@code SELECT 1} per cache period, and
- * readiness follows PostgreSQL alone. The service runs on a broker of its own behind the kit's proxy, so cutting
+ * {@code /actuator/health} is public: a flood of calls costs at most one {@code SELECT 1} per cache period, one
+ * client flooding it is slowed while others are answered at once, and readiness follows PostgreSQL alone. The service runs on a broker of its own behind the kit's proxy, so cutting
  * the proxy stops Kafka for this service only. Database checks are counted in {@code pg_stat_activity} through a
  * fresh connection: every execution of {@code SELECT 1} on one of the service's backends gives that backend a new
  * {@code query_start}, so the distinct ones seen by sampling are a lower bound of the executions.
@@ -42,7 +47,8 @@ class HealthIT {
     private static final PostgresServer POSTGRES = TestServers.postgres();
     private static final String WORKER_ID =
             "health-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final java.net.http.HttpClient HTTP =
+            java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static ProxiedKafka kafka;
     private static ConfigurableApplicationContext context;
@@ -73,13 +79,13 @@ class HealthIT {
     void aFloodOfHealthCallsCostsAtMostOneDatabaseCheckPerCachePeriod() throws Exception {
         Duration flood = Duration.ofSeconds(3);
         int clients = 200;
-        AtomicLong answered = new AtomicLong();
         Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
         Set<String> checks = new HashSet<>();
         long deadline = System.nanoTime() + flood.toNanos();
+        // each caller from an address of its own, so the per-client limit (HealthCallLimit) lets the flood through
         List<CompletableFuture<Void>> users = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
-            users.add(callUntil(deadline, answered, statuses));
+            users.add(callUntil(from("127.0.1." + (i + 1)), deadline, statuses).toFuture());
         }
         try (Connection c = POSTGRES.openConnection(); PreparedStatement sample = c.prepareStatement(
                 "SELECT pid, query_start FROM pg_stat_activity WHERE application_name = ? AND query = 'SELECT 1'")) {
@@ -94,15 +100,51 @@ class HealthIT {
         }
         CompletableFuture.allOf(users.toArray(CompletableFuture[]::new)).join();
 
+        long answered = statuses.values().stream().mapToLong(AtomicLong::get).sum();
         System.out.println("DIAG health calls answered=" + answered + " statuses=" + statuses + " SELECT 1 seen="
                 + checks.size());
-        assertThat(answered.get()).as("the flood really ran: many calls per cache period").isGreaterThan(300);
+        assertThat(answered).as("the flood really ran: many calls per cache period").isGreaterThan(300);
         assertThat(statuses.keySet()).as("every call answered UP").containsExactly(200);
         // one check per started second of the flood and one at its end, plus two not caused by it: the last check
         // before the flood (a backend shows its latest query until the next) and a keep-alive of the relay's LISTEN
         // connection (SELECT 1 every 10 s); without the cache, thousands
         assertThat(checks.size()).as("database checks during %s of %d concurrent health callers", flood, clients)
                 .isLessThanOrEqualTo((int) flood.toSeconds() + 3);
+    }
+
+    @Test
+    void aClientFloodingHealthIsSlowedWhileAnotherClientIsAnsweredAtOnce() {
+        Duration flood = Duration.ofSeconds(3);
+        Map<Integer, AtomicLong> flooder = new ConcurrentHashMap<>();
+        long deadline = System.nanoTime() + flood.toNanos();
+        HttpClient attacker = from("127.0.2.1");
+        List<CompletableFuture<Void>> callers = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            callers.add(callUntil(attacker, deadline, flooder).toFuture());
+        }
+        HttpClient probe = from("127.0.2.2");
+        List<Integer> probed = new ArrayList<>();
+        while (System.nanoTime() < deadline) {
+            long started = System.nanoTime();
+            probed.add(probe.get().uri(baseUrl + "/actuator/health/readiness")
+                    .responseSingle((r, body) -> Mono.just(r.status().code())).block(Duration.ofSeconds(30)));
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("a probe never waits for a permit")
+                    .isLessThan(HealthCallLimit.WAIT);
+        }
+        CompletableFuture.allOf(callers.toArray(CompletableFuture[]::new)).join();
+
+        System.out.println("DIAG flooding client " + flooder + ", other client " + probed.size() + " calls");
+        assertThat(probed).as("the other client: every call answered").isNotEmpty().containsOnly(200);
+        assertThat(flooder.keySet()).as("the flooding client is refused past its permits").contains(429);
+        // its burst, one turn each 50 ms of the flood, and the turns of calls still waiting at its end (at most a
+        // second's worth); unpaced, the same connections got thousands
+        assertThat(flooder.get(200).get()).as("answers the flooding client got in %s", flood)
+                .isLessThanOrEqualTo(HealthCallLimit.CALLS_PER_SECOND * (flood.toSeconds() + 3));
+        String retryAfter = Flux.range(0, 100).flatMap(i -> attacker.get().uri(baseUrl + "/actuator/health")
+                        .responseSingle((r, body) -> body.then(Mono.just(r.status().code() == 429
+                                ? r.responseHeaders().get(HttpHeaderNames.RETRY_AFTER, "none") : ""))))
+                .filter(header -> !header.isEmpty()).blockFirst(Duration.ofSeconds(30));
+        assertThat(retryAfter).as("a refused call's Retry-After").isEqualTo("1");
     }
 
     @Test
@@ -131,18 +173,18 @@ class HealthIT {
         return Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200));
     }
 
+    /** A client whose connections come from {@code address} (any address of the loopback range). */
+    private static HttpClient from(String address) {
+        return HttpClient.create().bindAddress(() -> new InetSocketAddress(address, 0));
+    }
+
     /** One health caller: a call as soon as the previous one is answered, until {@code deadline}. */
-    private static CompletableFuture<Void> callUntil(long deadline, AtomicLong answered,
-            Map<Integer, AtomicLong> statuses) {
-        if (System.nanoTime() >= deadline) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return HTTP.sendAsync(request("/actuator/health"), HttpResponse.BodyHandlers.discarding())
-                .thenCompose(response -> {
-                    answered.incrementAndGet();
-                    statuses.computeIfAbsent(response.statusCode(), s -> new AtomicLong()).incrementAndGet();
-                    return callUntil(deadline, answered, statuses);
-                });
+    private static Mono<Void> callUntil(HttpClient client, long deadline, Map<Integer, AtomicLong> statuses) {
+        return Mono.defer(() -> client.get().uri(baseUrl + "/actuator/health")
+                        .responseSingle((r, body) -> Mono.just(r.status().code())))
+                .doOnNext(status -> statuses.computeIfAbsent(status, x -> new AtomicLong()).incrementAndGet())
+                .repeat(() -> System.nanoTime() < deadline)
+                .then();
     }
 
     private static HttpRequest request(String path) {

@@ -36,6 +36,7 @@ import org.springframework.security.oauth2.server.resource.authentication.Reacti
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -94,6 +95,12 @@ class ApiSecurityConfiguration {
                 .collect(Collectors.toUnmodifiableMap(UserDetails::getUsername, Function.identity()));
         // a copy per lookup: the authentication manager erases the credentials of what it is given
         return name -> Mono.justOrEmpty(users.get(name)).map(u -> User.withUserDetails(u).build());
+    }
+
+    /** Slows a client that floods the public health endpoints ({@link HealthCallLimit}). */
+    @Bean
+    WebFilter healthCallLimit() {
+        return new HealthCallLimit(new SecurityProblems());
     }
 
     @Bean

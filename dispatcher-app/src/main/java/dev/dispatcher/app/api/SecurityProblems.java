@@ -77,6 +77,15 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
                 + seconds + " s");
     }
 
+    /** {@code 429}: a client that calls the health endpoints faster than {@link HealthCallLimit} allows. */
+    Mono<Void> tooManyHealthCalls(ServerWebExchange exchange) {
+        long seconds = Math.max(1, HealthCallLimit.WAIT.toSeconds());
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+        return write(exchange, HttpStatus.TOO_MANY_REQUESTS, "too-many-health-calls", "more than "
+                + HealthCallLimit.CALLS_PER_SECOND + " health calls a second from this client; retry after "
+                + seconds + " s");
+    }
+
     /** {@code 415}: a mutation whose body is not declared {@code application/json}. */
     Mono<Void> jsonRequired(ServerWebExchange exchange, String contentType) {
         return write(exchange, HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "Content-Type "

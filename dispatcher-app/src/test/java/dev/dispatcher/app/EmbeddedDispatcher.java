@@ -1,6 +1,5 @@
 package dev.dispatcher.app;
 
-import dev.dispatcher.app.outbox.DemoProducer;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
@@ -35,8 +34,11 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 public final class EmbeddedDispatcher {
 
     private static final String DEFAULT_PORT = "8080";
-    /** Topics the run creates: the demo producer's, and the one the README's ingest example posts to. */
-    static final List<String> DEMO_TOPICS = List.of(DemoProducer.TOPIC, "orders");
+    /**
+     * Topics the run creates: the demo producer's ({@code demo.DemoProducer.TOPIC}), and the one the README's ingest
+     * example posts to.
+     */
+    static final List<String> DEMO_TOPICS = List.of("dispatcher.demo.orders", "orders");
     /** Logging of the run, servers at WARN unless asked (see the file); used before Boot starts and by Boot. */
     static final String LOGGING_CONFIG = "embedded-logback.xml";
     private static final String LOGBACK_CONFIGURATION_FILE = "logback.configurationFile";

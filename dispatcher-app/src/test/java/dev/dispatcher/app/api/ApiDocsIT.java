@@ -2,6 +2,9 @@ package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,9 +32,12 @@ import tools.jackson.databind.JsonNode;
  * The OpenAPI document at {@code /v3/api-docs} describes the API the service maps: every {@code /v1} path and method
  * that Spring maps at run time (not a list kept here, so an endpoint added without docs fails), every problem type
  * ({@link ProblemType}) under its status as {@code application/problem+json}, the roles the security chain enforces,
- * and the ingest body the parser reads. Reading it needs credentials of any role, and opens nothing else.
+ * and the ingest body the parser reads; the guide ({@code docs/http-api.md}) names each operation and problem type.
+ * Reading the document needs credentials of any role, and opens nothing else.
  */
 class ApiDocsIT extends ApiTestSupport {
+
+    static final Path GUIDE = Path.of("../docs/http-api.md");
 
     @Autowired
     @Qualifier("requestMappingHandlerMapping")
@@ -135,6 +141,24 @@ class ApiDocsIT extends ApiTestSupport {
         assertThat(schema.path("properties").propertyNames())
                 .containsExactlyInAnyOrderElementsOf(List.of(detail.replaceFirst(".*known fields are ", "")
                         .split(", ")));
+    }
+
+    @Test
+    void theGuideNamesEveryOperationAndProblemType() throws IOException {
+        String guide = Files.readString(GUIDE);
+        List<String> missing = new ArrayList<>();
+        docs().path("paths").properties().forEach(path -> path.getValue().propertyNames().forEach(method -> {
+            String operation = "`" + method.toUpperCase(Locale.ROOT) + " " + path.getKey() + "`";
+            if (!guide.contains(operation)) {
+                missing.add(operation);
+            }
+        }));
+        for (ProblemType type : ProblemType.values()) {
+            if (!guide.contains("`" + type.slug() + "`")) {
+                missing.add(type.slug());
+            }
+        }
+        assertThat(missing).as("what %s leaves out", GUIDE).isEmpty();
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,9 +114,8 @@ final class ConfigurationReference {
 
     /** The constant {@code DEFAULT_<LAST_SEGMENT>} of the declaring class, or null. */
     private static Object defaultOf(String name, String sourceType) {
-        String field = "DEFAULT_" + name.substring(name.lastIndexOf('.') + 1).toUpperCase(Locale.ROOT).replace('-', '_');
         try {
-            Field constant = type(sourceType).getField(field);
+            Field constant = type(sourceType).getField(defaultConstant(name));
             return Modifier.isStatic(constant.getModifiers()) ? constant.get(null) : null;
         } catch (NoSuchFieldException e) {
             return null;
@@ -124,13 +124,18 @@ final class ConfigurationReference {
         }
     }
 
+    /** {@code DEFAULT_BATCH_SIZE} for {@code dispatcher.relay.batch-size}. */
+    private static String defaultConstant(String name) {
+        return "DEFAULT_" + name.substring(name.lastIndexOf('.') + 1).toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
     /**
      * Every public static {@code DEFAULT_*} constant of a class that declares a property, as
      * {@code Class.FIELD}: a constant that no property's name matches would be a default the reference leaves out.
      */
     List<String> defaultConstants() {
         return properties.stream().map(Property::sourceType).distinct().map(ConfigurationReference::type)
-                .flatMap(type -> java.util.Arrays.stream(type.getFields())
+                .flatMap(type -> Arrays.stream(type.getFields())
                         .filter(f -> f.getDeclaringClass() == type && Modifier.isStatic(f.getModifiers())
                                 && f.getName().startsWith("DEFAULT_"))
                         .map(f -> type.getName() + "." + f.getName()))
@@ -140,9 +145,7 @@ final class ConfigurationReference {
     /** The same constants as {@link #defaultConstants()}, taken by the properties. */
     List<String> usedDefaultConstants() {
         return properties.stream().filter(p -> p.defaultValue() != null)
-                .map(p -> p.sourceType() + ".DEFAULT_" + p.name().substring(p.name().lastIndexOf('.') + 1)
-                        .toUpperCase(Locale.ROOT).replace('-', '_'))
-                .toList();
+                .map(p -> p.sourceType() + "." + defaultConstant(p.name())).toList();
     }
 
     /**
@@ -254,7 +257,7 @@ final class ConfigurationReference {
             case "java.util.List<java.lang.String>" -> "list of strings";
             default -> {
                 Class<?> named = type(type);
-                yield named.isEnum() ? String.join(" \\| ", java.util.Arrays.stream(named.getEnumConstants())
+                yield named.isEnum() ? String.join(" \\| ", Arrays.stream(named.getEnumConstants())
                         .map(e -> "`" + text(e) + "`").toList()) : named.getSimpleName();
             }
         };

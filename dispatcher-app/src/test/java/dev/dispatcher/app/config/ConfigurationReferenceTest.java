@@ -52,7 +52,8 @@ class ConfigurationReferenceTest {
                 .isTrue();
         String expected = reference.markdown();
         if (REGENERATE) {
-            Files.writeString(PAGE, page.substring(0, generated.start(1)) + expected + page.substring(generated.end(1)));
+            Files.writeString(PAGE, page.substring(0, generated.start(1)) + expected
+                    + page.substring(generated.end(1)));
             return;
         }
         assertThat(generated.group(1)).as("%s differs from the configuration metadata: regenerate it with%n%s", PAGE,

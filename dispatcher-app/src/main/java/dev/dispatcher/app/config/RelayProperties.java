@@ -17,15 +17,19 @@ import org.springframework.util.unit.DataSize;
  * {@code dispatcher.relay.*}: how much the outbox relay leases and sends at once, and how it waits for work. The
  * only place these ranges are checked.
  *
- * @param batchSize rows claimed per statement
- * @param maxInFlightBatches leased batches not yet finished; bounds leased rows to this x batch size
- * @param publishConcurrency key runs of one batch published at once
- * @param leaseDuration how long a claim is exclusive before another worker may take it over
- * @param pollInterval the fallback wake-up when no notification arrives
- * @param ordering whether messages of one key are sent in order
- * @param claimLinger least time between two claims unless the earlier came back full: under a trickle of inserts,
- *     rows arriving within it share one claim instead of one claim each; under a stream faster than 500 rows a
- *     second the claim loop stretches it with the rate, up to 4 times ({@code ClaimLoop.stretchedLinger})
+ * @param batchSize rows claimed per statement (1..10000); with {@code max-in-flight-batches} it bounds the rows a
+ *     relay holds in memory, {@code max-in-flight-bytes} their payloads
+ * @param maxInFlightBatches leased batches not yet finished (1..64); bounds leased rows to this x batch size
+ * @param publishConcurrency key runs of one batch published at once (1..4096)
+ * @param leaseDuration how long a claim is exclusive before another worker may take it over (2s..1h); renewed at a
+ *     third of it
+ * @param pollInterval the fallback wake-up when no notification arrives, the breaker's probe interval, and, per key,
+ *     the longest wait between empty claims behind keys held by batches in flight (10ms..10min)
+ * @param ordering whether messages of one key are sent in order ({@code per-key}: one lease at a time per key, in
+ *     {@code seq} order) or not ({@code none})
+ * @param claimLinger least time between two claims unless the earlier came back full (0s..1s): under a trickle of
+ *     inserts, rows arriving within it share one claim instead of one claim each; under a stream faster than 500 rows
+ *     a second the claim loop stretches it with the rate, up to 4 times ({@code ClaimLoop.stretchedLinger})
  * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim takes fewer rows when
  *     payloads are large (one row larger than what is left still goes alone), so the relay's memory is bounded by
  *     bytes as well as by {@code max-in-flight-batches x batch-size} rows

@@ -175,7 +175,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     }
 
     private Mono<Void> run(InboxMessage message, Connection connection) {
-        return Mono.defer(() -> handler.handle(message, new HandlerContext(connection, settings.workerId())))
+        return Mono.defer(() -> handler.handle(message, new HandlerContext(connection, settings.loop().workerId())))
                 .timeout(settings.handlerTimeout());
     }
 

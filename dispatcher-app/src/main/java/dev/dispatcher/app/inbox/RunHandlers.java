@@ -98,7 +98,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
         if (settings.ordering() != Ordering.PER_KEY) {
             return false;
         }
-        int keyRun = InboxStore.keyRun(settings.batchSize(), settings.concurrency());
+        int keyRun = InboxStore.keyRun(settings.loop().batchSize(), settings.concurrency());
         return runs(batch).stream().anyMatch(run -> run.size() >= keyRun && run.getFirst().orderingKey() != null);
     }
 
@@ -188,7 +188,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     }
 
     private Mono<Void> run(InboxMessage message, Connection connection) {
-        return Mono.defer(() -> handler.handle(message, new HandlerContext(connection, settings.workerId())))
+        return Mono.defer(() -> handler.handle(message, new HandlerContext(connection, settings.loop().workerId())))
                 .timeout(settings.handlerTimeout());
     }
 

@@ -245,17 +245,6 @@ class ClaimLoopGatingTest {
         assertThat(gaps).as("ms between claims").hasSizeGreaterThanOrEqualTo(4).containsOnly(5L);
     }
 
-    @Test
-    void theLingerStretchesInProportionToTheRateBetweenItselfAndFourTimesItself() {
-        long linger = LINGER.toNanos();
-        long fiveMs = Duration.ofMillis(5).toNanos();
-        assertThat(ClaimLoop.stretchedLinger(linger, 2, fiveMs)).as("400/s").isEqualTo(linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 5, fiveMs)).as("1,000/s").isEqualTo(2 * linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 500, fiveMs)).as("100,000/s").isEqualTo(4 * linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 0, fiveMs)).isEqualTo(linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 5, 0)).isEqualTo(linger);
-    }
-
     /** Rows arriving at {@code perMs} a millisecond: a claim finds those that arrived since the previous one. */
     private final class Stream implements IntSupplier {
         final List<Long> claimTimes = new ArrayList<>();
@@ -415,19 +404,6 @@ class ClaimLoopGatingTest {
                 + " a claim-linger later").containsExactly(65L, 85L, 90L);
         time.advanceTimeBy(Duration.ofMillis(1));
         assertThat(claimTimes).containsExactly(65L, 85L, 90L, 110L);
-    }
-
-    @Test
-    void theHeldBackLingerDoublesFromTheSecondEmptyClaimAndStopsAtThePoll() {
-        long linger = Duration.ofMillis(20).toNanos();
-        long poll = POLL.toNanos();
-
-        assertThat(ClaimLoop.heldBackLinger(linger, 1, poll)).isEqualTo(linger);
-        assertThat(ClaimLoop.heldBackLinger(linger, 2, poll)).isEqualTo(2 * linger);
-        assertThat(ClaimLoop.heldBackLinger(linger, 6, poll)).isEqualTo(32 * linger);
-        assertThat(ClaimLoop.heldBackLinger(linger, 7, poll)).isEqualTo(poll);
-        assertThat(ClaimLoop.heldBackLinger(linger, Integer.MAX_VALUE, poll)).isEqualTo(poll);
-        assertThat(ClaimLoop.heldBackLinger(0, 40, poll)).isZero();
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.dispatcher.domain;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The one place that turns a dispatch result into the transition to write. Total: every result and attempt count
@@ -38,12 +39,37 @@ public final class DispatchDecision {
             case DispatchResult.NotAttempted n -> new Transition.Release();
             case DispatchResult.Deferred d -> new Transition.Release(d.delay(), d.error());
             case DispatchResult.Failed f -> switch (f.kind()) {
-                case PERMANENT -> new Transition.DeadLetter("permanent failure: " + f.error());
+                case PERMANENT -> permanent(f);
                 case UNAVAILABLE -> new Transition.Release(Duration.ZERO, f.error());
-                case TRANSIENT -> policy.isExhausted(attempts)
-                        ? new Transition.DeadLetter("gave up after " + attempts + " attempts: " + f.error())
+                case TRANSIENT -> policy.isExhausted(attempts) ? exhausted(f, attempts)
                         : new Transition.ScheduleRetry(policy.delayAfter(Math.max(1, attempts)), f.error());
             };
         };
+    }
+
+    /**
+     * The dead letter {@link #decide} makes of {@code result}, or empty when it makes another transition. Unlike
+     * {@code decide} it never draws a retry's jitter, so a worker may ask it before the transition is decided and
+     * written (to hand a message on to a dead-letter topic first) without changing the retry delays that follow.
+     */
+    public static Optional<Transition.DeadLetter> deadLetter(DispatchResult result, int attempts, RetryPolicy policy) {
+        Objects.requireNonNull(result, "result");
+        Objects.requireNonNull(policy, "policy");
+        if (!(result instanceof DispatchResult.Failed f)) {
+            return Optional.empty();
+        }
+        return switch (f.kind()) {
+            case PERMANENT -> Optional.of(permanent(f));
+            case UNAVAILABLE -> Optional.empty();
+            case TRANSIENT -> policy.isExhausted(attempts) ? Optional.of(exhausted(f, attempts)) : Optional.empty();
+        };
+    }
+
+    private static Transition.DeadLetter permanent(DispatchResult.Failed f) {
+        return new Transition.DeadLetter("permanent failure: " + f.error());
+    }
+
+    private static Transition.DeadLetter exhausted(DispatchResult.Failed f, int attempts) {
+        return new Transition.DeadLetter("gave up after " + attempts + " attempts: " + f.error());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -13,7 +14,10 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
-/** Invariants of {@link DispatchDecision#decide}: totality and the result-to-transition mapping. */
+/**
+ * Invariants of {@link DispatchDecision#decide}: totality and the result-to-transition mapping; {@link
+ * DispatchDecision#deadLetter} agrees with it.
+ */
 class DispatchDecisionPropertiesTest {
 
     @Provide
@@ -104,6 +108,18 @@ class DispatchDecisionPropertiesTest {
                 failures(FailureKind.UNAVAILABLE),
                 Arbitraries.strings().ofMaxLength(40).map(DispatchResult.NotAttempted::new),
                 deferrals());
+    }
+
+    @Property
+    void deadLetterIsExactlyTheDeadLetterTheDecisionMakes(
+            @ForAll("results") DispatchResult result,
+            @ForAll("attempts") int attempts,
+            @ForAll("policies") RetryPolicy policy) {
+        Transition decided = DispatchDecision.decide(result, attempts, policy);
+
+        assertThat(DispatchDecision.deadLetter(result, attempts, policy))
+                .isEqualTo(decided instanceof Transition.DeadLetter dead ? Optional.of(dead)
+                        : Optional.empty());
     }
 
     @Property

@@ -1,7 +1,6 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.store.DatabaseFailures;
-import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -17,74 +16,71 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
  * A request the API refuses, carried as an error signal and rendered once as an RFC 9457 problem
  * ({@code application/problem+json}): by {@link ApiExceptionHandler}, or by {@link IngestResponder} for ingest.
  *
- * <p>{@code type} is a short slug, published as {@code https://dispatcher.dev/problems/<slug>}; {@code field}
- * names the offending request part ({@code topic}, {@code [3].headers.x-id}, {@code If-Match}) when there is one.
+ * <p>{@code type} is one of {@link ProblemType}'s, which also fixes the status; {@code field} names the offending
+ * request part ({@code topic}, {@code [3].headers.x-id}, {@code If-Match}) when there is one.
  * Never carries secrets: details quote only request structure, never credentials.
  */
 final class ApiProblem extends RuntimeException {
 
-    static final String TYPE_BASE = "https://dispatcher.dev/problems/";
     /** Retry-After of a 503 for a database that timed out or is unavailable. */
     static final int DATABASE_RETRY_AFTER_SECONDS = 2;
     private static final Logger log = LoggerFactory.getLogger(ApiProblem.class);
 
-    private final HttpStatus status;
-    private final String type;
+    private final ProblemType type;
     private final String field;
     private final Map<String, Object> properties = new LinkedHashMap<>();
     private final HttpHeaders headers = new HttpHeaders();
 
-    private ApiProblem(HttpStatus status, String type, String field, String detail) {
+    private ApiProblem(ProblemType type, String field, String detail) {
         super(detail, null, false, false);
-        this.status = status;
         this.type = type;
         this.field = field;
     }
 
     /** 400: a field is missing, of the wrong type, or out of its limits. */
     static ApiProblem invalid(String field, String detail) {
-        return new ApiProblem(HttpStatus.BAD_REQUEST, "invalid-field", field, detail);
+        return new ApiProblem(ProblemType.INVALID_FIELD, field, detail);
     }
 
     /** 400: the body is not (well-formed, single-value) JSON. */
     static ApiProblem malformed(String detail) {
-        return new ApiProblem(HttpStatus.BAD_REQUEST, "malformed-json", null, detail);
+        return new ApiProblem(ProblemType.MALFORMED_JSON, null, detail);
     }
 
     /** 413: the body, a payload or a batch is larger than allowed. */
     static ApiProblem tooLarge(String field, String detail) {
-        return new ApiProblem(HttpStatus.CONTENT_TOO_LARGE, "too-large", field, detail);
+        return new ApiProblem(ProblemType.TOO_LARGE, field, detail);
     }
 
     /** 403: the caller is authenticated and holds the role, but may not do this (a topic outside its token's grant). */
-    static ApiProblem forbidden(String type, String field, String detail) {
-        return new ApiProblem(HttpStatus.FORBIDDEN, type, field, detail);
+    static ApiProblem topicForbidden(String field, String detail) {
+        return new ApiProblem(ProblemType.TOPIC_FORBIDDEN, field, detail);
     }
 
     static ApiProblem notFound(String detail) {
-        return new ApiProblem(HttpStatus.NOT_FOUND, "not-found", null, detail);
+        return new ApiProblem(ProblemType.NOT_FOUND, null, detail);
     }
 
     /** 409: the same id with other content, a stale version, or an illegal status change. */
-    static ApiProblem conflict(String type, String detail) {
-        return new ApiProblem(HttpStatus.CONFLICT, type, null, detail);
+    static ApiProblem conflict(ProblemType type, String detail) {
+        return of(type, HttpStatus.CONFLICT, detail);
     }
 
     /** 428: a mutation without {@code If-Match}. */
     static ApiProblem preconditionRequired(String detail) {
-        return new ApiProblem(HttpStatus.PRECONDITION_REQUIRED, "precondition-required", "If-Match", detail);
+        return new ApiProblem(ProblemType.PRECONDITION_REQUIRED, "If-Match", detail);
     }
 
     /** 429 with {@code Retry-After}: the service takes no more of this now (the outbox backlog is full). */
-    static ApiProblem tooManyRequests(String type, String detail, int retryAfterSeconds) {
-        ApiProblem problem = new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, type, null, detail);
+    static ApiProblem tooManyRequests(ProblemType type, String detail, int retryAfterSeconds) {
+        ApiProblem problem = of(type, HttpStatus.TOO_MANY_REQUESTS, detail);
         problem.headers.set(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfterSeconds));
         return problem;
     }
 
     /** 503 with {@code Retry-After}: the service cannot take the request now. */
-    static ApiProblem unavailable(String type, String detail, int retryAfterSeconds) {
-        ApiProblem problem = new ApiProblem(HttpStatus.SERVICE_UNAVAILABLE, type, null, detail);
+    static ApiProblem unavailable(ProblemType type, String detail, int retryAfterSeconds) {
+        ApiProblem problem = of(type, HttpStatus.SERVICE_UNAVAILABLE, detail);
         problem.headers.set(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfterSeconds));
         return problem;
     }
@@ -97,14 +93,16 @@ final class ApiProblem extends RuntimeException {
     static ApiProblem ofFailure(Throwable error, ServerHttpRequest request) {
         String described = request.getId() + " " + request.getMethod() + " " + request.getPath();
         ApiProblem unavailable = switch (DatabaseFailures.classify(error)) {
-            case TIMEOUT -> unavailable("database-timeout", "the database did not answer in time (a statement or lock"
-                    + " wait ran out); nothing was written, retry later", DATABASE_RETRY_AFTER_SECONDS);
-            case TRANSIENT -> DatabaseFailures.readOnly(error) ? unavailable("database-read-only", "the database"
-                    + " refused the write because it is read-only (a failover in progress, or a standby reached through"
-                    + " a stale address); nothing was written, retry later", DATABASE_RETRY_AFTER_SECONDS)
-                    : unavailable("database-unavailable", "the database is unavailable or busy (no connection in time,"
-                    + " a lost connection, a deadlock); a write whose connection was lost while it committed may have"
-                    + " been applied, so repeat it with the same id", DATABASE_RETRY_AFTER_SECONDS);
+            case TIMEOUT -> unavailable(ProblemType.DATABASE_TIMEOUT, "the database did not answer in time (a"
+                    + " statement or lock wait ran out); nothing was written, retry later",
+                    DATABASE_RETRY_AFTER_SECONDS);
+            case TRANSIENT -> DatabaseFailures.readOnly(error) ? unavailable(ProblemType.DATABASE_READ_ONLY, "the"
+                    + " database refused the write because it is read-only (a failover in progress, or a standby"
+                    + " reached through a stale address); nothing was written, retry later",
+                    DATABASE_RETRY_AFTER_SECONDS)
+                    : unavailable(ProblemType.DATABASE_UNAVAILABLE, "the database is unavailable or busy (no"
+                    + " connection in time, a lost connection, a deadlock); a write whose connection was lost while it"
+                    + " committed may have been applied, so repeat it with the same id", DATABASE_RETRY_AFTER_SECONDS);
             case PERMANENT -> null;
         };
         if (unavailable != null) {
@@ -113,9 +111,16 @@ final class ApiProblem extends RuntimeException {
         }
         log.warn("request {} failed unexpectedly and answered 500; it may or may not have been applied", described,
                 error);
-        return new ApiProblem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", null, "the request failed on the"
-                + " server; it may or may not have been applied, see the logs (request " + request.getId() + ")")
+        return new ApiProblem(ProblemType.INTERNAL_ERROR, null, "the request failed on the server; it may or may not"
+                + " have been applied, see the logs (request " + request.getId() + ")")
                 .with("requestId", request.getId());
+    }
+
+    private static ApiProblem of(ProblemType type, HttpStatus expected, String detail) {
+        if (type.status() != expected) {
+            throw new IllegalArgumentException(type + " is answered with " + type.status() + ", not " + expected);
+        }
+        return new ApiProblem(type, null, detail);
     }
 
     ApiProblem with(String name, Object value) {
@@ -124,7 +129,7 @@ final class ApiProblem extends RuntimeException {
     }
 
     HttpStatus status() {
-        return status;
+        return type.status();
     }
 
     /** The headers the answer carries beside its content type ({@code Retry-After}). */
@@ -135,9 +140,9 @@ final class ApiProblem extends RuntimeException {
     /** The problem's JSON object, as {@link #toProblemDetail()} is written, for an answer written directly. */
     Map<String, Object> body(String instance) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", TYPE_BASE + type);
-        body.put("title", status.getReasonPhrase());
-        body.put("status", status.value());
+        body.put("type", type.uri().toString());
+        body.put("title", status().getReasonPhrase());
+        body.put("status", status().value());
         body.put("detail", getMessage());
         body.put("instance", instance);
         if (field != null) {
@@ -148,14 +153,14 @@ final class ApiProblem extends RuntimeException {
     }
 
     ResponseEntity<ProblemDetail> toResponse() {
-        return ResponseEntity.status(status).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        return ResponseEntity.status(status()).headers(headers).contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(toProblemDetail());
     }
 
     ProblemDetail toProblemDetail() {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, getMessage());
-        problem.setType(URI.create(TYPE_BASE + type));
-        problem.setTitle(status.getReasonPhrase());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status(), getMessage());
+        problem.setType(type.uri());
+        problem.setTitle(status().getReasonPhrase());
         if (field != null) {
             problem.setProperty("field", field);
         }

@@ -52,11 +52,13 @@ import reactor.core.scheduler.Schedulers;
  *       PRODUCER, {@code dispatcher:view} VIEWER, {@code dispatcher:operate} OPERATOR); any other value is an API
  *       token ({@link ApiTokenAuthenticationManager}).
  *   <li>Failed authentications are throttled per client address and user name ({@link LoginThrottle}).
- *   <li>{@code POST /v1/messages} and {@code /v1/messages/batch} need PRODUCER (and a token's topics,
- *       {@link dev.dispatcher.app.ingest.TopicGrant}); {@code GET} under {@code /v1}, {@code /actuator/prometheus} and {@code /actuator/info}
- *       need VIEWER or OPERATOR; {@code GET /v1/me} any authenticated caller; everything else OPERATOR. Health is
- *       public (its details are shown to OPERATOR only, {@code management.endpoint.health.roles}); Prometheus too
- *       when {@code dispatcher.security.public-prometheus} is true.
+ *   <li>{@code /v1}: as {@link ApiAccess} says ({@code POST /v1/messages} and {@code /v1/messages/batch} need
+ *       PRODUCER and a token's topics, {@link dev.dispatcher.app.ingest.TopicGrant}; {@code GET /v1/me} any
+ *       authenticated caller; other {@code GET}s VIEWER or OPERATOR; everything else OPERATOR).
+ *       {@code /actuator/prometheus} and {@code /actuator/info} need VIEWER or OPERATOR; the OpenAPI document
+ *       ({@code /v3/api-docs}) any authenticated caller. Health is public (its details are shown to OPERATOR only,
+ *       {@code management.endpoint.health.roles}); Prometheus too when {@code dispatcher.security.public-prometheus}
+ *       is true.
  *   <li>Cross-site request forgery: mutations under {@code /v1} must declare a JSON body ({@link JsonOnlyMutations})
  *       and browsers never get a Basic challenge ({@link SecurityProblems#fromBrowser}).
  * </ul>
@@ -66,14 +68,13 @@ import reactor.core.scheduler.Schedulers;
 @EnableWebFluxSecurity
 class ApiSecurityConfiguration {
 
-    static final String PRODUCE_SCOPE = "dispatcher:produce";
-    static final String VIEW_SCOPE = "dispatcher:view";
-    static final String OPERATE_SCOPE = "dispatcher:operate";
-    private static final Map<String, String> SCOPE_ROLES = Map.of(PRODUCE_SCOPE, "ROLE_PRODUCER",
-            VIEW_SCOPE, "ROLE_VIEWER", OPERATE_SCOPE, "ROLE_OPERATOR");
-    private static final String PRODUCER = "PRODUCER";
+    /** The authority a JWT scope grants ({@code dispatcher:view} is {@code ROLE_VIEWER}). */
+    private static final Map<String, String> SCOPE_ROLES = ApiAccess.SCOPES.entrySet().stream()
+            .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, role -> "ROLE_" + role.getKey()));
     private static final String VIEWER = "VIEWER";
     private static final String OPERATOR = "OPERATOR";
+    /** The OpenAPI document ({@link ApiDocsConfiguration}), as JSON and as YAML. */
+    private static final String[] API_DOCS = {"/v3/api-docs", "/v3/api-docs.yaml"};
 
     /**
      * No Spring Security observations. Turning them off by name
@@ -144,10 +145,11 @@ class ApiSecurityConfiguration {
                     }
                     exchanges.pathMatchers(HttpMethod.GET, "/actuator/prometheus", "/actuator/info")
                             .hasAnyRole(VIEWER, OPERATOR);
-                    exchanges.pathMatchers(HttpMethod.POST, "/v1/messages", "/v1/messages/batch").hasRole(PRODUCER);
-                    exchanges.pathMatchers(HttpMethod.GET, "/v1/me").authenticated();
-                    exchanges.pathMatchers(HttpMethod.GET, "/v1/**").hasAnyRole(VIEWER, OPERATOR);
-                    exchanges.anyExchange().hasRole(OPERATOR);
+                    // the API's description, for whoever may call any of it (a producer generating its client)
+                    exchanges.pathMatchers(HttpMethod.GET, API_DOCS).authenticated();
+                    for (ApiAccess access : ApiAccess.values()) {
+                        access.authorize(exchanges); // the /v1 rules; the last is anyExchange: OPERATOR
+                    }
                 })
                 .build();
     }

@@ -1,9 +1,22 @@
 package dev.dispatcher.app.api;
 
+import static dev.dispatcher.app.api.ProblemType.CONCURRENCY_CONFLICT;
+import static dev.dispatcher.app.api.ProblemType.ILLEGAL_TRANSITION;
+import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+import static dev.dispatcher.app.api.ProblemType.MALFORMED_JSON;
+import static dev.dispatcher.app.api.ProblemType.NOT_FOUND;
+import static dev.dispatcher.app.api.ProblemType.PRECONDITION_REQUIRED;
+import static dev.dispatcher.app.api.ProblemType.TOO_LARGE;
+import static dev.dispatcher.app.api.ProblemType.VERSION_MISMATCH;
+
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.store.InboxEntry;
 import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.domain.MessageId;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import java.security.Principal;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
@@ -33,9 +46,12 @@ final class InboxOperatorController {
         this.properties = properties;
     }
 
+    @Problems({INVALID_FIELD, NOT_FOUND})
     @GetMapping("/v1/inbox/{consumer}/dead-letters")
     Mono<OperatorReadsController.Page<InboxMessageView>> deadLetters(@PathVariable String consumer,
-            @RequestParam(required = false) String limit, @RequestParam(required = false) String cursor) {
+            @Parameter(description = MessageOperatorController.LIMIT_DOC) @RequestParam(required = false) String limit,
+            @Parameter(description = MessageOperatorController.CURSOR_DOC) @RequestParam(required = false)
+            String cursor) {
         requireConfigured(consumer);
         int parsedLimit = limit == null ? MessageOperatorController.DEFAULT_LIST_LIMIT
                 : MessageOperatorController.intParam("limit", limit, 1, MessageOperatorController.MAX_LIST_LIMIT);
@@ -45,8 +61,11 @@ final class InboxOperatorController {
                 page.nextAfterSeq() == null ? null : MessageOperatorController.encodeCursor(page.nextAfterSeq())));
     }
 
+    @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
+            CONCURRENCY_CONFLICT})
     @PostMapping("/v1/inbox/{consumer}/messages/{id}/replay")
     Mono<ResponseEntity<InboxMessageView>> replay(@PathVariable String consumer, @PathVariable String id,
+            @Parameter(description = MessageOperatorController.IF_MATCH_DOC)
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch, Principal principal) {
         requireConfigured(consumer);
         if (id.indexOf('\0') >= 0 || id.isBlank() || id.length() > MessageId.MAX_LENGTH) {
@@ -64,6 +83,9 @@ final class InboxOperatorController {
      * Replays the consumer's dead letters matching an optional JSON filter ({@link ReplayFilter}: {@code topic} is
      * the source topic, {@code key} a text key); rows whose value was not stored are never replayed.
      */
+    @RequestBody(description = ReplayFilter.DOC, content = @Content(schema = @Schema(
+            implementation = ReplayFilter.class)))
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOO_LARGE, NOT_FOUND})
     @PostMapping("/v1/inbox/{consumer}/dead-letters/replay")
     Mono<OperatorResponses.BulkReplay> replayDeadLetters(@PathVariable String consumer, ServerWebExchange exchange,
             Principal principal) {

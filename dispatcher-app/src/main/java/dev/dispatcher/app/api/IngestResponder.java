@@ -69,8 +69,9 @@ final class IngestResponder {
                 response.getHeaders().setETag("\"" + duplicate.entry().version() + "\"");
                 yield write(response, HttpStatus.OK, MediaType.APPLICATION_JSON, EntryResponse.of(duplicate.entry()));
             }
-            case IngestResult.Conflict conflict -> write(request, response, ApiProblem.conflict("id-conflict",
-                            "message " + conflict.entry().id() + " exists with different content; nothing was written")
+            case IngestResult.Conflict conflict -> write(request, response, ApiProblem.conflict(
+                            ProblemType.ID_CONFLICT, "message " + conflict.entry().id()
+                                    + " exists with different content; nothing was written")
                     .with("id", conflict.entry().id().toString())
                     .with("status", conflict.entry().status()));
             case IngestResult.Batch batch -> write(response, HttpStatus.ACCEPTED, MediaType.APPLICATION_JSON,
@@ -115,23 +116,23 @@ final class IngestResponder {
             case IngestProblem.Invalid invalid -> ApiProblem.invalid(invalid.field(), invalid.getMessage());
             case IngestProblem.Malformed malformed -> ApiProblem.malformed(malformed.getMessage());
             case IngestProblem.TooLarge tooLarge -> ApiProblem.tooLarge(tooLarge.field(), tooLarge.getMessage());
-            case IngestProblem.TopicForbidden forbidden -> ApiProblem.forbidden("topic-forbidden", forbidden.field(),
+            case IngestProblem.TopicForbidden forbidden -> ApiProblem.topicForbidden(forbidden.field(),
                     forbidden.getMessage()).with("topic", forbidden.topic());
-            case IngestProblem.BacklogFull full -> ApiProblem.tooManyRequests("backlog-full", full.getMessage(),
-                    IngestProblem.BacklogFull.RETRY_AFTER_SECONDS).with("backlog", full.backlog());
+            case IngestProblem.BacklogFull full -> ApiProblem.tooManyRequests(ProblemType.BACKLOG_FULL,
+                    full.getMessage(), IngestProblem.BacklogFull.RETRY_AFTER_SECONDS).with("backlog", full.backlog());
             case IngestProblem.Overloaded overloaded -> overloaded(overloaded);
-            case IngestProblem.RowRemoved removed -> ApiProblem.conflict("id-conflict", removed.getMessage())
+            case IngestProblem.RowRemoved removed -> ApiProblem.conflict(ProblemType.ID_CONFLICT, removed.getMessage())
                     .with("id", removed.id().toString());
         };
     }
 
     private static ApiProblem overloaded(IngestProblem.Overloaded overloaded) {
-        String type = switch (overloaded.reason()) {
-            case BUSY -> "ingest-busy";
-            case MEMORY_FULL -> "ingest-memory-full";
-            case QUEUE_FULL -> "ingest-queue-full";
-            case WAITED_TOO_LONG -> "ingest-timeout";
-            case WRITE_TIMED_OUT -> "ingest-write-timeout";
+        ProblemType type = switch (overloaded.reason()) {
+            case BUSY -> ProblemType.INGEST_BUSY;
+            case MEMORY_FULL -> ProblemType.INGEST_MEMORY_FULL;
+            case QUEUE_FULL -> ProblemType.INGEST_QUEUE_FULL;
+            case WAITED_TOO_LONG -> ProblemType.INGEST_TIMEOUT;
+            case WRITE_TIMED_OUT -> ProblemType.INGEST_WRITE_TIMEOUT;
         };
         ApiProblem problem = ApiProblem.unavailable(type, overloaded.getMessage(),
                 IngestProblem.Overloaded.RETRY_AFTER_SECONDS);

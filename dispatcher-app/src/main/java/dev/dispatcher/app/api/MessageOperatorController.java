@@ -1,9 +1,18 @@
 package dev.dispatcher.app.api;
 
+import static dev.dispatcher.app.api.ProblemType.CONCURRENCY_CONFLICT;
+import static dev.dispatcher.app.api.ProblemType.ILLEGAL_TRANSITION;
+import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+import static dev.dispatcher.app.api.ProblemType.NOT_FOUND;
+import static dev.dispatcher.app.api.ProblemType.PRECONDITION_REQUIRED;
+import static dev.dispatcher.app.api.ProblemType.VERSION_MISMATCH;
+
 import dev.dispatcher.app.store.OperatorMutation;
 import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxEntry;
 import dev.dispatcher.domain.MessageStatus;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.Base64;
@@ -31,6 +40,9 @@ final class MessageOperatorController {
 
     static final int DEFAULT_LIST_LIMIT = 100;
     static final int MAX_LIST_LIMIT = 1000;
+    static final String LIMIT_DOC = "1 to " + MAX_LIST_LIMIT + ", default " + DEFAULT_LIST_LIMIT;
+    static final String CURSOR_DOC = "the nextCursor of the previous page (opaque)";
+    static final String IF_MATCH_DOC = "\"<version>\": the ETag of the row as last read; without it 428";
     private static final Pattern IF_MATCH = Pattern.compile("\\s*\"(\\d{1,18})\"\\s*");
     private static final Pattern UUID_TEXT =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
@@ -41,6 +53,7 @@ final class MessageOperatorController {
         this.operator = operator;
     }
 
+    @Problems({INVALID_FIELD, NOT_FOUND})
     @GetMapping("/v1/messages/{id}")
     Mono<ResponseEntity<MessageView>> get(@PathVariable String id) {
         UUID uuid = messageId(id);
@@ -49,10 +62,13 @@ final class MessageOperatorController {
                 .map(entry -> ResponseEntity.ok().eTag(MessageView.etag(entry)).body(MessageView.of(entry, true)));
     }
 
+    @Problems(INVALID_FIELD)
     @GetMapping("/v1/messages")
-    Mono<OperatorResponses.Page> list(@RequestParam(required = false) String status,
+    Mono<OperatorResponses.Page> list(@Parameter(schema = @Schema(allowableValues = {"PENDING", "RETRY_SCHEDULED",
+                    "DELIVERED", "DEAD_LETTERED"})) @RequestParam(required = false) String status,
             @RequestParam(required = false) String topic, @RequestParam(required = false) String key,
-            @RequestParam(required = false) String limit, @RequestParam(required = false) String cursor) {
+            @Parameter(description = LIMIT_DOC) @RequestParam(required = false) String limit,
+            @Parameter(description = CURSOR_DOC) @RequestParam(required = false) String cursor) {
         MessageStatus parsedStatus = status == null ? null : outboxStatus(status);
         int parsedLimit = limit == null ? DEFAULT_LIST_LIMIT : intParam("limit", limit, 1, MAX_LIST_LIMIT);
         long after = cursor == null ? 0 : decodeCursor(cursor);
@@ -67,18 +83,23 @@ final class MessageOperatorController {
                 page.nextAfterSeq() == null ? null : encodeCursor(page.nextAfterSeq())));
     }
 
+    @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
+            CONCURRENCY_CONFLICT})
     @PostMapping("/v1/messages/{id}/replay")
     Mono<ResponseEntity<MessageView>> replay(@PathVariable String id,
-            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch, Principal principal) {
+            @Parameter(description = IF_MATCH_DOC) @RequestHeader(name = HttpHeaders.IF_MATCH, required = false)
+            String ifMatch, Principal principal) {
         UUID uuid = messageId(id);
         long version = expectedVersion(ifMatch);
         return operator.replay(uuid, version, principal.getName()).map(result -> respond(uuid, result));
     }
 
+    @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
+            CONCURRENCY_CONFLICT})
     @PostMapping("/v1/messages/{id}/dead-letter")
     Mono<ResponseEntity<MessageView>> deadLetter(@PathVariable String id,
-            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
-            @RequestParam(required = false) String reason, Principal principal) {
+            @Parameter(description = IF_MATCH_DOC) @RequestHeader(name = HttpHeaders.IF_MATCH, required = false)
+            String ifMatch, @RequestParam(required = false) String reason, Principal principal) {
         UUID uuid = messageId(id);
         long version = expectedVersion(ifMatch);
         if (reason != null && (reason.isBlank() || reason.length() > 1000 || reason.indexOf('\0') >= 0)) {

@@ -1,9 +1,27 @@
 package dev.dispatcher.app.api;
 
+import static dev.dispatcher.app.api.ProblemType.BACKLOG_FULL;
+import static dev.dispatcher.app.api.ProblemType.ID_CONFLICT;
+import static dev.dispatcher.app.api.ProblemType.INGEST_BUSY;
+import static dev.dispatcher.app.api.ProblemType.INGEST_MEMORY_FULL;
+import static dev.dispatcher.app.api.ProblemType.INGEST_QUEUE_FULL;
+import static dev.dispatcher.app.api.ProblemType.INGEST_TIMEOUT;
+import static dev.dispatcher.app.api.ProblemType.INGEST_WRITE_TIMEOUT;
+import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+import static dev.dispatcher.app.api.ProblemType.MALFORMED_JSON;
+import static dev.dispatcher.app.api.ProblemType.TOO_LARGE;
+import static dev.dispatcher.app.api.ProblemType.TOPIC_FORBIDDEN;
+
 import dev.dispatcher.app.ingest.Ingest;
 import dev.dispatcher.app.ingest.IngestResult;
 import dev.dispatcher.app.observe.MessageTracing;
 import java.security.Principal;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.function.Function;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -18,7 +36,8 @@ import reactor.core.publisher.Mono;
  * are {@link MessageOperatorController}'s. Roles are enforced by {@link ApiSecurityConfiguration}; an API token's
  * topics by its grant ({@link ApiTokenAuthenticationManager#grantOf}), on every message before anything is written.
  * The request is {@link Ingest}'s and the answer {@link IngestResponder}'s, as on the fast path ({@link IngestFastPath}).
- * Both take JSON and answer JSON: any other {@code Accept} is refused ({@code 406}) before the body is read.
+ * Both take JSON and answer JSON: any other {@code Accept} is refused ({@code 406}) before the body is read. The
+ * bodies are read by ingest, so their schemas are given here for the OpenAPI document.
  */
 @RestController
 final class MessagesController {
@@ -31,6 +50,18 @@ final class MessagesController {
         this.responder = responder;
     }
 
+    @Operation(summary = "Write one message to the outbox", description = "An API token holder's request may be"
+            + " answered before the web framework (the single-message fast path, dispatcher.ingest.fast-path): same"
+            + " checks, same answers.", requestBody = @RequestBody(required = true, content = @Content(
+                    schema = @Schema(implementation = MessageRequest.class))))
+    @ApiResponse(responseCode = "202", description = "written (Location: /v1/messages/{id})",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
+                    schema = @Schema(implementation = IngestResponder.EntryResponse.class)))
+    @ApiResponse(responseCode = "200", description = "the same id with the same content: the stored message"
+            + " (ETag: its version), nothing written", content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
+                    schema = @Schema(implementation = IngestResponder.EntryResponse.class)))
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
+            INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
     Mono<Void> ingest(ServerWebExchange exchange, Principal caller) {
@@ -38,6 +69,16 @@ final class MessagesController {
                 ApiTokenAuthenticationManager.grantOf(caller), ingestTraceparent(exchange)));
     }
 
+    @Operation(summary = "Write a batch of messages to the outbox, all or nothing", requestBody = @RequestBody(
+            required = true, content = @Content(array = @ArraySchema(schema = @Schema(
+                    implementation = MessageRequest.class), minItems = 1, arraySchema = @Schema(
+                            description = "at most dispatcher.ingest.max-batch-size messages (else 413)")))))
+    @ApiResponse(responseCode = "202", description = "every item written or found, in one transaction; a result per"
+            + " item in request order (accepted, duplicate: the same content, conflict: other content)",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
+                    schema = @Schema(implementation = IngestResponder.BatchResponse.class)))
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
+            INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
     Mono<Void> ingestBatch(ServerWebExchange exchange, Principal caller) {

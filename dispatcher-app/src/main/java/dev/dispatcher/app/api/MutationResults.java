@@ -30,14 +30,15 @@ final class MutationResults {
             case OperatorMutation.Done<E> done -> ResponseEntity.ok().eTag(etag(version.applyAsLong(done.after())))
                     .body(view.apply(done.after()));
             case OperatorMutation.NotFound<E> missing -> throw ApiProblem.notFound(notFound);
-            case OperatorMutation.VersionMismatch<E> mismatch -> throw ApiProblem.conflict("version-mismatch",
+            case OperatorMutation.VersionMismatch<E> mismatch -> throw ApiProblem.conflict(ProblemType.VERSION_MISMATCH,
                     subject + " is at version " + version.applyAsLong(mismatch.current()) + ", not "
                             + mismatch.expected() + " (If-Match); read it again")
                     .with("current", view.apply(mismatch.current()));
-            case OperatorMutation.IllegalMove<E> illegal -> throw ApiProblem.conflict("illegal-transition",
+            case OperatorMutation.IllegalMove<E> illegal -> throw ApiProblem.conflict(ProblemType.ILLEGAL_TRANSITION,
                     subject + " " + illegal.reason()).with("current", view.apply(illegal.current()));
-            case OperatorMutation.ConcurrencyConflict<E> conflict -> throw ApiProblem.conflict("concurrency-conflict",
-                    subject + " changed while this request ran").with("current", view.apply(conflict.current()));
+            case OperatorMutation.ConcurrencyConflict<E> conflict -> throw ApiProblem.conflict(
+                    ProblemType.CONCURRENCY_CONFLICT, subject + " changed while this request ran")
+                    .with("current", view.apply(conflict.current()));
         };
     }
 

@@ -1,8 +1,15 @@
 package dev.dispatcher.app.api;
 
+import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+import static dev.dispatcher.app.api.ProblemType.MALFORMED_JSON;
+import static dev.dispatcher.app.api.ProblemType.TOO_LARGE;
+
 import dev.dispatcher.app.outbox.PauseSwitch;
 import dev.dispatcher.app.store.ControlStore;
 import dev.dispatcher.app.store.OperatorStore;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import java.security.Principal;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -33,6 +40,9 @@ final class OperatorController {
      * Replays dead letters matching an optional JSON filter ({@link ReplayFilter}); an empty body replays the oldest
      * {@value ReplayFilter#DEFAULT_LIMIT}. Bounded: at most {@value ReplayFilter#MAX_LIMIT} per call.
      */
+    @RequestBody(description = ReplayFilter.DOC, content = @Content(schema = @Schema(
+            implementation = ReplayFilter.class)))
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOO_LARGE})
     @PostMapping("/v1/dead-letters/replay")
     Mono<OperatorResponses.BulkReplay> replayDeadLetters(ServerWebExchange exchange, Principal principal) {
         return ReplayFilter.read(exchange)

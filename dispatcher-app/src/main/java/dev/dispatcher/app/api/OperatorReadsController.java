@@ -1,5 +1,7 @@
 package dev.dispatcher.app.api;
 
+import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+
 import dev.dispatcher.app.store.AuditTrail;
 import dev.dispatcher.app.store.InboxReads;
 import tools.jackson.databind.JsonNode;
@@ -89,6 +91,7 @@ final class OperatorReadsController {
         }
     }
 
+    @Problems(INVALID_FIELD)
     @GetMapping("/v1/messages/{id}/audit")
     Mono<Items<AuditEntry>> audit(@PathVariable String id) {
         UUID uuid = MessageOperatorController.messageId(id);
@@ -96,6 +99,7 @@ final class OperatorReadsController {
                 .toList()));
     }
 
+    @Problems(database = false)
     @GetMapping("/v1/rates")
     Rates rates() {
         List<Sample> samples = history.samples().stream()

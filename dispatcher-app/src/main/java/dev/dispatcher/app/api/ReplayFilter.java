@@ -22,6 +22,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 record ReplayFilter(String topic, String key, String errorContains, int limit) {
 
+    /** The body as the OpenAPI document describes it. */
+    static final String DOC = "optional, all fields optional: replays the oldest dead letters matching every field"
+            + " given (limit 1 to 1000, default 100); an empty body replays the oldest 100";
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     private static final int MAX_BODY = 16 * 1024;

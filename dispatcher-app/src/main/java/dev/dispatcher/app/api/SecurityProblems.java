@@ -38,7 +38,7 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
         // Bearer challenge; every other client gets both schemes.
         exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE,
                 fromBrowser(exchange.getRequest().getHeaders()) ? BROWSER_WWW_AUTHENTICATE : WWW_AUTHENTICATE);
-        return write(exchange, HttpStatus.UNAUTHORIZED, "unauthenticated",
+        return write(exchange, ProblemType.UNAUTHENTICATED,
                 "credentials are missing or invalid: use HTTP Basic, a Bearer API token or a Bearer JWT");
     }
 
@@ -63,7 +63,7 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, AccessDeniedException denied) {
         return exchange.getPrincipal().map(p -> p.getName()).defaultIfEmpty("the caller")
-                .flatMap(name -> write(exchange, HttpStatus.FORBIDDEN, "forbidden", name
+                .flatMap(name -> write(exchange, ProblemType.FORBIDDEN, name
                         + " lacks the role this endpoint needs (PRODUCER for ingest, VIEWER or OPERATOR for reads,"
                         + " OPERATOR for changes)"));
     }
@@ -72,7 +72,7 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
     Mono<Void> tooManyFailures(ServerWebExchange exchange, Duration wait) {
         long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
         exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
-        return write(exchange, HttpStatus.TOO_MANY_REQUESTS, "too-many-failed-logins", "too many failed"
+        return write(exchange, ProblemType.TOO_MANY_FAILED_LOGINS, "too many failed"
                 + " authentications from this client or for this user name; nothing was checked, retry after "
                 + seconds + " s");
     }
@@ -81,20 +81,21 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
     Mono<Void> tooManyHealthCalls(ServerWebExchange exchange) {
         long seconds = Math.max(1, HealthCallLimit.WAIT.toSeconds());
         exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
-        return write(exchange, HttpStatus.TOO_MANY_REQUESTS, "too-many-health-calls", "more than "
+        return write(exchange, ProblemType.TOO_MANY_HEALTH_CALLS, "more than "
                 + HealthCallLimit.CALLS_PER_SECOND + " health calls a second from this client; retry after "
                 + seconds + " s");
     }
 
     /** {@code 415}: a mutation whose body is not declared {@code application/json}. */
     Mono<Void> jsonRequired(ServerWebExchange exchange, String contentType) {
-        return write(exchange, HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "Content-Type "
+        return write(exchange, ProblemType.UNSUPPORTED_MEDIA_TYPE, "Content-Type "
                 + (contentType == null ? "is missing" : "'" + contentType + "' is not supported")
                 + "; every POST, PUT, PATCH and DELETE under /v1 takes Content-Type application/json,"
                 + " with or without a body");
     }
 
-    private static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String detail) {
+    private static Mono<Void> write(ServerWebExchange exchange, ProblemType type, String detail) {
+        HttpStatus status = type.status();
         ServerHttpResponse response = exchange.getResponse();
         if (response.isCommitted()) {
             return Mono.empty();
@@ -102,7 +103,7 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
         response.setStatusCode(status);
         response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         java.util.Map<String, Object> problem = new java.util.LinkedHashMap<>();
-        problem.put("type", ApiProblem.TYPE_BASE + type);
+        problem.put("type", type.uri().toString());
         problem.put("title", status.getReasonPhrase());
         problem.put("status", status.value());
         problem.put("detail", detail);

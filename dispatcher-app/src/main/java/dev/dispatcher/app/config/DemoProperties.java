@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
 /**
  * {@code dispatcher.demo.*}: the built-in demo producer, which writes sample messages to the outbox.
  *
- * @param enabled whether it runs
- * @param rate messages per second
+ * @param enabled whether it runs (the embedded run turns it on)
+ * @param rate messages per second (0.1..100000)
  */
 public record DemoProperties(boolean enabled, double rate) {
 

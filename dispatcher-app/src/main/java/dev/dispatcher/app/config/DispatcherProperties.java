@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Dispatcher's own configuration, bound from {@code dispatcher.*}; the names are a public contract (DESIGN.md,
@@ -23,9 +24,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * when it refuses to start. Secrets (passwords, token hashes) are never printed, neither by {@code toString} nor in
  * validation messages.
  *
- * @param workerId this instance's name in leases and logs, and in the database {@code application_name};
- *     defaults to {@code <hostname>-<pid>}
- * @param schema the PostgreSQL schema that holds Dispatcher's tables; an unquoted identifier
+ * @param workerId this instance's name in leases and logs, and in the database {@code application_name}
+ *     ({@code dispatcher-<worker-id>}); defaults to {@code <hostname>-<pid>}
+ * @param schema the PostgreSQL schema that holds Dispatcher's tables and Flyway's {@code dispatcher_schema_history};
+ *     an unquoted identifier
  * @param relay the outbox relay
  * @param retry backoff and attempt limit for failed sends, and for inbox handlers unless a consumer says otherwise
  * @param retention how long finished rows and audit entries are kept
@@ -38,13 +40,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public record DispatcherProperties(
         String workerId,
         String schema,
-        RelayProperties relay,
-        RetryProperties retry,
-        RetentionProperties retention,
-        IngestProperties ingest,
-        DemoProperties demo,
-        SecurityProperties security,
-        InboxProperties inbox) {
+        @NestedConfigurationProperty RelayProperties relay,
+        @NestedConfigurationProperty RetryProperties retry,
+        @NestedConfigurationProperty RetentionProperties retention,
+        @NestedConfigurationProperty IngestProperties ingest,
+        @NestedConfigurationProperty DemoProperties demo,
+        @NestedConfigurationProperty SecurityProperties security,
+        @NestedConfigurationProperty InboxProperties inbox) {
 
     /** The prefix of every property bound here. */
     public static final String PREFIX = "dispatcher";

@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.util.unit.DataSize;
 
@@ -57,34 +59,40 @@ public record InboxProperties(List<Consumer> consumers) {
      * One inbox consumer; validated by {@link InboxProperties}, which knows its index. The tuning values are the
      * same knobs as the relay's; each absent one takes the {@code DEFAULT_*} beside it.
      *
-     * @param name the consumer's name, part of the inbox key {@code (consumer_name, message_id)}
-     * @param topics the Kafka topics it reads
+     * @param name the consumer's name, part of the inbox key {@code (consumer_name, message_id)}: 1 to 200 letters,
+     *     digits, '.', '_' or '-', unique
+     * @param topics the Kafka topics it reads (at least one)
      * @param groupId the Kafka consumer group; defaults to {@code dispatcher-<name>}
      * @param handler the handler that processes stored records; defaults to {@code webhook} when a webhook is set
      * @param webhook where the {@code webhook} handler POSTs, or {@code null} when there is none
-     * @param batchSize rows claimed per statement
-     * @param concurrency handler invocations at once (each in-process one holds a pooled connection)
-     * @param maxInFlightBatches claimed batches not yet finished
-     * @param leaseDuration lease length, renewed at a third of it while a message is unfinished
+     * @param batchSize rows claimed per statement (1..10000)
+     * @param concurrency handler invocations at once across the consumer's batches in flight (1..4096); an in-process
+     *     handler holds one pooled connection each, so raise {@code spring.r2dbc.pool.max-size} with it
+     * @param maxInFlightBatches claimed batches not yet finished (1..64)
+     * @param leaseDuration lease length, renewed at a third of it while a message is unfinished (2s..1h)
      * @param handlerTimeout how long one handler invocation may run before it counts as a transient failure
-     * @param maxBacklog live rows of this consumer at which intake pauses its partitions
-     * @param pollInterval wake-up of an idle consumer, and the re-check of paused intake
-     * @param claimLinger least time between two claims unless the earlier came back full
+     *     (1ms..1h)
+     * @param maxBacklog live rows of this consumer at which intake pauses its partitions (1..100000000)
+     * @param pollInterval wake-up of an idle consumer, and the re-check of paused intake (10ms..10min)
+     * @param claimLinger least time between two claims unless the earlier came back full, as the relay's (0s..1s)
      * @param retry backoff and attempt limit of failed handlers; each absent value falls back to
      *     {@code dispatcher.retry.*}
-     * @param maxPayloadSize the longest record value stored; a longer record is stored dead-lettered without its
-     *     value (a poison record), so its partition moves on
+     * @param maxPayloadSize the longest record value stored (1B..256MB); a longer record is stored dead-lettered
+     *     without its value (a poison record), so its partition moves on
      * @param ordering {@code per-key}: a key's messages are handled one at a time, in offset order (the inbox's
      *     arrival order across topics and partitions); {@code none} (the default): in any order, concurrently
      * @param deadLetterTopic where a message the handler gives up on is also published (its value, key and headers
      *     with {@code dispatcher-dead-letter-reason}, {@code dispatcher-attempts} and {@code
      *     dispatcher-original-topic}) before its row turns {@code DEAD_LETTERED}; {@code {topic}} stands for the
-     *     record's topic; empty (the default): off
+     *     record's topic; checked at start-up against the consumer's topics (a topic name, not one it reads);
+     *     empty (the default): off
      */
+    @ConfigurationPropertiesSource
     public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,
             int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
-            long maxBacklog, Duration pollInterval, Duration claimLinger, RetryProperties.Overrides retry,
-            DataSize maxPayloadSize, Ordering ordering, String deadLetterTopic) {
+            long maxBacklog, Duration pollInterval, Duration claimLinger,
+            @NestedConfigurationProperty RetryProperties.Overrides retry, DataSize maxPayloadSize, Ordering ordering,
+            String deadLetterTopic) {
 
         /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
         public static final String WEBHOOK_HANDLER = "webhook";
@@ -204,7 +212,7 @@ public record InboxProperties(List<Consumer> consumers) {
      * The target of the {@code webhook} handler.
      *
      * @param url an absolute {@code http} or {@code https} URL
-     * @param timeout the time allowed for one POST
+     * @param timeout the time allowed for one POST (1ms..10min)
      */
     public record Webhook(URI url, Duration timeout) {
 

@@ -14,31 +14,33 @@ import org.springframework.util.unit.DataSize;
 /**
  * {@code dispatcher.ingest.*}: limits of the HTTP ingest API.
  *
- * @param maxPayloadSize the largest accepted payload (checked against the producer's {@code max.request.size})
- * @param maxBatchSize the most messages in one {@code POST /v1/messages/batch}
- * @param maxBacklog pending outbox rows above which ingest answers 429
- * @param maxDelay how far ahead a message's {@code deliverAt}/{@code delay} may reach (a delayed message holds
- *     back its key and counts in the backlog until then)
- * @param writers lanes writing single-key requests (plus one lane for multi-key batches), each with at most one
- *     statement in flight; requests that wait for a lane are written together by its next statement. One by
- *     default: a statement costs the same fixed work whatever it carries, so one lane writing everything waiting
- *     beats several writing smaller statements (measured in docs/measurements.md, "HTTP ingest, measured"); more
- *     lanes let a key's lock, held by a long application transaction, stall only their share of the keys.
- * @param timeout how long a request may wait for its lane; past it, it answers 503 without being written
+ * @param maxPayloadSize the largest accepted payload, larger ones answer 413 (checked at start-up against the
+ *     producer's {@code max.request.size} less 32 KiB for key, headers and record overhead)
+ * @param maxBatchSize the most messages in one {@code POST /v1/messages/batch} (1..10000); more answer 413
+ * @param maxBacklog live outbox rows at which ingest answers 429 with {@code Retry-After} (at least 1)
+ * @param maxDelay how far ahead a message's {@code deliverAt}/{@code delay} may reach (1s..365d; a delayed message
+ *     holds back its key and counts in the backlog until then)
+ * @param writers lanes writing single-key requests (1..64, keys spread by hash; plus one lane for multi-key
+ *     batches), each with at most one statement in flight; requests that wait for a lane are written together by
+ *     its next statement. One by default: a statement costs the same fixed work whatever it carries, so one lane
+ *     writing everything waiting beats several writing smaller statements (measured in docs/measurements.md, "HTTP
+ *     ingest, measured"); more lanes let a key's lock, held by a long application transaction, stall only their
+ *     share of the keys.
+ * @param timeout how long a request may wait for its lane (100ms..5m); past it, it answers 503 without being written
  * @param fastPath whether {@code POST /v1/messages} of an API token holder is answered without WebFlux's
  *     dispatch, Spring Security's filter chain and Spring's HTTP observation (same checks, same answer and the same
- *     {@code http.server.requests} timer; see the README, "The single-message fast path"); every other request goes
- *     the framework's way
+ *     {@code http.server.requests} timer; see docs/http-api.md, "The single-message fast path"); every other request
+ *     goes the framework's way
  * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (bodies being read, messages
  *     waiting for their lane or in a statement); a request that would pass it answers 503 with {@code Retry-After}
  *     before its body is read. At least the largest request body (8 x {@code max-payload-size} + 64 KiB)
- * @param maxConcurrentRequests the most ingest requests answered at once; past it a request answers 503 with
- *     {@code Retry-After} before its body is read
+ * @param maxConcurrentRequests the most ingest requests answered at once (1..100000); past it a request answers
+ *     503 with {@code Retry-After} before its body is read
  * @param readTimeout the longest pause between two reads of a request's body (Netty's read timeout, for every
  *     request of the server, counted from its headers until its body is complete, also while the service has not
- *     yet asked for the body): a client that stops sending mid-body has its connection closed
+ *     yet asked for the body; 100ms..1h): a client that stops sending mid-body has its connection closed
  * @param bodyTimeout the longest a request's body may take to arrive (Netty's request timeout, for every request
- *     of the server)
+ *     of the server; 100ms..1h)
  */
 public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,
         int writers, Duration timeout, boolean fastPath, DataSize maxQueuedBytes, int maxConcurrentRequests,

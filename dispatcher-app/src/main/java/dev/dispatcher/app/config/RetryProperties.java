@@ -88,11 +88,11 @@ public record RetryProperties(Duration initialDelay, Duration maxDelay, double m
     /**
      * A consumer's {@code retry} block: each absent value falls back to {@code dispatcher.retry.*}.
      *
-     * @param initialDelay see {@link RetryProperties#initialDelay()}
-     * @param maxDelay see {@link RetryProperties#maxDelay()}
-     * @param multiplier see {@link RetryProperties#multiplier()}
-     * @param jitter see {@link RetryProperties#jitter()}
-     * @param maxAttempts see {@link RetryProperties#maxAttempts()}
+     * @param initialDelay the ceiling of the first retry delay; absent: {@code dispatcher.retry.initial-delay}
+     * @param maxDelay the cap of every delay; absent: {@code dispatcher.retry.max-delay}
+     * @param multiplier growth of the ceiling per attempt; absent: {@code dispatcher.retry.multiplier}
+     * @param jitter how a delay is drawn below its ceiling; absent: {@code dispatcher.retry.jitter}
+     * @param maxAttempts attempts before a message is dead-lettered; absent: {@code dispatcher.retry.max-attempts}
      */
     public record Overrides(@Nullable Duration initialDelay, @Nullable Duration maxDelay, @Nullable Double multiplier,
             @Nullable Jitter jitter, @Nullable Integer maxAttempts) {

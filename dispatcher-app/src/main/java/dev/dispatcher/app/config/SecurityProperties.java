@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 /**
@@ -24,8 +25,8 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  *
  * @param users HTTP Basic users ({@code dispatcher.security.users[i]})
  * @param tokens Bearer API tokens ({@code dispatcher.security.tokens[i]})
- * @param publicPrometheus whether {@code /actuator/prometheus} may be scraped without credentials
- *     ({@code dispatcher.security.public-prometheus}, default {@code false}: VIEWER or OPERATOR)
+ * @param publicPrometheus whether {@code /actuator/prometheus} may be scraped without credentials (otherwise it needs
+ *     VIEWER or OPERATOR)
  * @param authFailures how many failed authentications a client address or a user name may make in a window
  *     ({@code dispatcher.security.auth-failures.*})
  */
@@ -132,10 +133,11 @@ public record SecurityProperties(List<User> users, List<Token> tokens, boolean p
      * An HTTP Basic user; validated by {@link SecurityProperties}, which knows its index. The password is masked in
      * {@link #toString()}.
      *
-     * @param name the user name
+     * @param name the user name (unique)
      * @param password the password in Spring Security's {@code {id}} form, e.g. {@code {bcrypt}$2a$10$...}
      * @param roles {@code PRODUCER}, {@code VIEWER} and/or {@code OPERATOR} (any case; stored upper-case)
      */
+    @ConfigurationPropertiesSource
     public record User(String name, String password, List<String> roles) {
 
         public User {
@@ -152,12 +154,13 @@ public record SecurityProperties(List<User> users, List<Token> tokens, boolean p
      * A Bearer API token, stored as the SHA-256 of the token, so the token itself never sits in configuration;
      * validated by {@link SecurityProperties}. The hash is masked in {@link #toString()}.
      *
-     * @param name who holds the token (shown in audit entries)
+     * @param name who holds the token (unique; shown in audit entries)
      * @param sha256 the hex SHA-256 of the token
      * @param roles {@code PRODUCER}, {@code VIEWER} and/or {@code OPERATOR} (any case; stored upper-case)
      * @param topics the topics a PRODUCER token may write: names or patterns where {@code *} stands for any run of
-     *     characters ({@code orders.*}); empty: every topic
+     *     characters ({@code orders.*}); others answer 403; empty: every topic
      */
+    @ConfigurationPropertiesSource
     public record Token(String name, String sha256, List<String> roles, List<String> topics) {
 
         @ConstructorBinding

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.DeadLetterPublisher;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
@@ -58,7 +59,7 @@ final class InboxConsumer {
         DeadLetterPublisher deadLetterPublisher = null;
         if (settings.deadLetterTopic() != null) {
             deadLetterPublisher = new DeadLetterPublisher(Objects.requireNonNull(deadLetters,
-                    "a publisher for the dead-letter topic"), settings.deadLetterTopic(), settings.consumer(), metrics);
+                    "a publisher for the dead-letter topic"), "inbox " + settings.consumer(), metrics);
         }
         return new ClaimLoop<>("inbox " + settings.consumer(), rows,
                 new RunHandlers(rows, handler, settings, deadLetterPublisher), settings.loop(), metrics, () -> false,

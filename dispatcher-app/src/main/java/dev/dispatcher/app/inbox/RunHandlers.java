@@ -1,5 +1,8 @@
 package dev.dispatcher.app.inbox;
 
+import dev.dispatcher.app.kafka.DeadLetterPublisher;
+import dev.dispatcher.app.kafka.DeadLetterRecords;
+import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
 import dev.dispatcher.app.queue.WorkLimiter;
@@ -8,7 +11,6 @@ import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.TransitionRequest;
-import dev.dispatcher.domain.DispatchDecision;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
 import dev.dispatcher.domain.Transition;
@@ -48,9 +50,9 @@ import reactor.core.publisher.Mono;
  * nothing of the key overtakes the failed message, which holds back its key until it succeeds or is dead-lettered.
  * Messages without a key are handled as with {@link Ordering#NONE}.
  *
- * <p>Dead-letter topic: a failed message that the domain's decision dead-letters is first published to the
- * consumer's dead-letter topic ({@link DeadLetterPublisher}), so its row turns {@code DEAD_LETTERED} after the
- * topic has it (or after the topic refused it, counted).
+ * <p>Dead-letter topic: the messages of a batch that the loop dead-letters are first published to the consumer's
+ * dead-letter topic ({@link #beforeDeadLetter}, {@link DeadLetterPublisher}), so their rows turn {@code
+ * DEAD_LETTERED} after the topic has them (or after the topic refused them, counted).
  */
 final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
 
@@ -134,20 +136,26 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
         if (batch.stopping()) {
             return Mono.just(notAttempted(m, "inbox shutting down"));
         }
-        return handle(m, batch).flatMap(this::deadLetterTopicFirst);
+        return handle(m, batch);
     }
 
     /**
-     * {@code attempt}, after its message was published to the dead-letter topic when the loop will dead-letter it
-     * (the domain's decision is a pure function of the result, the attempts and the policy, so it is the loop's).
+     * Publishes the messages the loop dead-letters to the consumer's dead-letter topic, if it has one: each with its
+     * value, key and headers plus the reason, attempts and source topic ({@link DeadLetterRecords}).
      */
-    private Mono<Attempt<ClaimedInboxMessage>> deadLetterTopicFirst(Attempt<ClaimedInboxMessage> attempt) {
-        if (deadLetters != null && attempt instanceof Attempt.Dispatched<ClaimedInboxMessage> d
-                && DispatchDecision.decide(d.result(), d.message().leased().attempts(), settings.retryPolicy())
-                        instanceof Transition.DeadLetter dead) {
-            return deadLetters.publish(d.message(), dead.reason()).thenReturn(attempt);
+    @Override
+    public Mono<Void> beforeDeadLetter(List<DeadLetter<ClaimedInboxMessage>> deadLetters) {
+        DeadLetterTopic topic = settings.deadLetterTopic();
+        if (this.deadLetters == null || topic == null) {
+            return Mono.empty();
         }
-        return Mono.just(attempt);
+        List<DeadLetterPublisher.Letter> letters = new ArrayList<>(deadLetters.size());
+        for (DeadLetter<ClaimedInboxMessage> dead : deadLetters) {
+            ClaimedInboxMessage m = dead.message();
+            letters.add(new DeadLetterPublisher.Letter(m.leased().id().value(), DeadLetterRecords.of(topic, m.topic(),
+                    m.key(), m.keyBytes(), m.payload(), m.headers(), dead.reason(), m.leased().attempts())));
+        }
+        return this.deadLetters.publish(letters);
     }
 
     private Mono<Attempt<ClaimedInboxMessage>> handle(ClaimedInboxMessage m, Batch<ClaimedInboxMessage> batch) {

@@ -2,6 +2,7 @@ package dev.dispatcher.app.outbox;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
+import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.domain.DispatchResult;
@@ -32,17 +33,21 @@ final class LanePlan {
     /** The topic breakers that permitted this lane, by topic. */
     private final Map<String, CircuitBreaker> permits = new LinkedHashMap<>();
 
-    private LanePlan(PublishLanes.Lane lane) {
+    private final RecordFormat format;
+
+    private LanePlan(PublishLanes.Lane lane, RecordFormat format) {
         this.lane = lane;
         this.results = new DispatchResult[lane.messages().size()];
+        this.format = format;
     }
 
     /**
      * Asks each of the lane's topics' breakers once, in lane order, and holds back the rows they refuse ({@code
-     * seenMissing}: the topics this hand-off's probe saw missing).
+     * seenMissing}: the topics this hand-off's probe saw missing); the records handed off are in {@code format}.
      */
-    static LanePlan of(PublishLanes.Lane lane, TopicBreakers topics, Instant now, Set<String> seenMissing) {
-        LanePlan plan = new LanePlan(lane);
+    static LanePlan of(PublishLanes.Lane lane, TopicBreakers topics, Instant now, Set<String> seenMissing,
+            RecordFormat format) {
+        LanePlan plan = new LanePlan(lane, format);
         Set<String> refused = new HashSet<>();
         boolean blocked = false;
         for (int i = 0; i < lane.messages().size(); i++) {
@@ -83,7 +88,7 @@ final class LanePlan {
     /** The publisher's lane: the rows handed off, in order. */
     RecordPublisher.Lane records() {
         List<OutboundRecord> records = new ArrayList<>(sent.size());
-        sent.forEach(i -> records.add(PublishLanes.toRecord(lane.messages().get(i))));
+        sent.forEach(i -> records.add(format.toRecord(lane.messages().get(i))));
         return new RecordPublisher.Lane(records, lane.ordered());
     }
 

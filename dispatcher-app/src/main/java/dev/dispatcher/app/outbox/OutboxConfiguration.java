@@ -4,6 +4,7 @@ import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.RelayProperties;
 import dev.dispatcher.app.config.RetentionProperties;
 import dev.dispatcher.app.kafka.Publishers;
+import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.MessageTracing;
@@ -89,11 +90,19 @@ public class OutboxConfiguration {
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
                 relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
                 ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger(),
-                relay.maxInFlightBytes().toBytes(), relay.missingTopicTimeout());
+                relay.maxInFlightBytes().toBytes(), relay.missingTopicTimeout(), format(relay), relay.deadLetters());
         Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, topicCircuitBreakers, metrics,
                 pauseSwitch);
         pauseSwitch.onChange(r::pauseChanged);
         return r;
+    }
+
+    private static RecordFormat format(RelayProperties relay) {
+        return switch (relay.format()) {
+            case PLAIN -> RecordFormat.plain();
+            case CLOUDEVENTS_BINARY -> RecordFormat.cloudEventsBinary(relay.cloudevents().sourceUri());
+            case CLOUDEVENTS_STRUCTURED -> RecordFormat.cloudEventsStructured(relay.cloudevents().sourceUri());
+        };
     }
 
     private static Ordering ordering(RelayProperties relay) {

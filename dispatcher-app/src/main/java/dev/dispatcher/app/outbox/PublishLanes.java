@@ -1,6 +1,6 @@
 package dev.dispatcher.app.outbox;
 
-import dev.dispatcher.app.kafka.OutboundRecord;
+import dev.dispatcher.app.kafka.DeadLetterPublisher;
 import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
@@ -10,7 +10,6 @@ import dev.dispatcher.app.queue.BatchStrategy;
 import dev.dispatcher.app.store.ClaimedMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.DispatchResult;
-import dev.dispatcher.domain.MessageHeaders;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
@@ -26,6 +25,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -52,6 +52,11 @@ import reactor.core.publisher.Mono;
  * ({@link RecordPublisher#probe}): a timeout alone does not say whether one topic or the broker failed, and when the
  * cluster does not answer the relay-wide breaker opens. While that breaker refuses calls the loop claims nothing
  * ({@link #available()}) but probes Kafka every poll interval, half-opening the breaker when it answers.
+ *
+ * <p>Records are built in the configured {@link dev.dispatcher.app.kafka.RecordFormat} when their lane is planned.
+ * With a dead-letter topic, the rows the loop dead-letters are published there before their transitions are written
+ * ({@link #beforeDeadLetter}), after every lane of the batch was handed off: a dead-letter send never delays a
+ * lane, and counts on no breaker.
  */
 final class PublishLanes implements BatchStrategy<ClaimedMessage> {
 
@@ -65,6 +70,8 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
     private final RelaySettings settings;
     private final DispatcherMetrics metrics;
     private final Clock clock;
+    /** Publishes dead letters to the dead-letter topic; null when there is none. */
+    private final @Nullable RelayDeadLetters deadLetters;
 
     /** What the relay-wide circuit breaker records for a lane that met an unavailable broker. */
     private static final RuntimeException KAFKA_UNAVAILABLE =
@@ -79,6 +86,9 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.topics = new TopicBreakers(topicBreakers, publisher, settings.missingTopicTimeout(), metrics, clock);
+        this.deadLetters = settings.deadLetterTopic() == null ? null
+                : new RelayDeadLetters(settings.deadLetterTopic(), settings.format(),
+                        new DeadLetterPublisher(publisher, "relay " + settings.workerId(), metrics));
     }
 
     @Override
@@ -186,7 +196,7 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
                 attempts.addAll(notAttempted(lane, "circuit breaker open"));
                 continue;
             }
-            LanePlan plan = LanePlan.of(lane, topics, planned, seenMissing);
+            LanePlan plan = LanePlan.of(lane, topics, planned, seenMissing, settings.format());
             if (plan.handsOff()) {
                 plans.add(plan);
             } else {
@@ -298,20 +308,12 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
                 .toList();
     }
 
-    /** The Kafka record of a claimed row: the reserved headers, then the stored ones (which never override them). */
-    static OutboundRecord toRecord(ClaimedMessage m) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        headers.put(MessageHeaders.MESSAGE_ID, m.leased().id().value());
-        headers.put(MessageHeaders.EVENT_TYPE, m.eventType());
-        headers.put(MessageHeaders.CONTENT_TYPE, m.contentType());
-        if (m.correlationId() != null) {
-            headers.put(MessageHeaders.CORRELATION_ID, m.correlationId());
-        }
-        if (m.causationId() != null) {
-            headers.put(MessageHeaders.CAUSATION_ID, m.causationId());
-        }
-        // Stored headers (traceparent among them when the producer sent one) never override the reserved ones.
-        m.headers().forEach(headers::putIfAbsent);
-        return new OutboundRecord(m.topic(), m.key(), m.payload(), headers);
+    /**
+     * Publishes the rows the loop dead-letters to the dead-letter topic first, when one is configured ({@link
+     * RelayDeadLetters}); the loop writes their transitions once this completes.
+     */
+    @Override
+    public Mono<Void> beforeDeadLetter(List<DeadLetter<ClaimedMessage>> deadLetters) {
+        return this.deadLetters == null ? Mono.empty() : this.deadLetters.publish(deadLetters);
     }
 }

@@ -11,6 +11,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -23,6 +25,8 @@ import reactor.core.scheduler.Schedulers;
  * write their transitions, lanes not yet handed off are released. The loop's gating is {@link ClaimLoop}'s.
  */
 public final class Relay {
+
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
 
     private final RelaySettings settings;
     private final ClaimLoop<ClaimedMessage> loop;
@@ -72,6 +76,8 @@ public final class Relay {
     /** Starts claiming. Idempotent. */
     public void start() {
         loop.start();
+        log.info("relay {}: records in format {}, dead-letter topic {}", settings.workerId(), settings.format(),
+                settings.deadLetterTopic() == null ? "off" : settings.deadLetterTopic());
     }
 
     /** Signals new work (a notification arrived, or a listener reconnected). Cheap, callable from any thread. */

@@ -1,10 +1,13 @@
 package dev.dispatcher.app.outbox;
 
+import dev.dispatcher.app.kafka.DeadLetterTopic;
+import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.queue.LoopSettings;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.RetryPolicy;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable settings of one relay, validated by the configuration layer ({@code dispatcher.relay.*}).
@@ -23,6 +26,9 @@ import java.util.Objects;
  *     payloads are large; one row larger than what is left still goes alone)
  * @param missingTopicTimeout how long a topic may be missing (as this relay sees it, without a break) before its
  *     rows are dead-lettered
+ * @param format how a row becomes its Kafka record ({@code dispatcher.relay.format})
+ * @param deadLetterTopic where a dead-lettered row is also published (in {@code format}, with the dead letter's
+ *     headers) before its row turns {@code DEAD_LETTERED}, or null (off)
  */
 public record RelaySettings(
         String workerId,
@@ -36,7 +42,9 @@ public record RelaySettings(
         Duration drainTimeout,
         Duration claimLinger,
         long maxInFlightBytes,
-        Duration missingTopicTimeout) {
+        Duration missingTopicTimeout,
+        RecordFormat format,
+        @Nullable DeadLetterTopic deadLetterTopic) {
 
     /** The default {@code claimLinger}, as {@code dispatcher.relay.claim-linger}. */
     public static final Duration DEFAULT_CLAIM_LINGER = Duration.ofMillis(5);
@@ -48,6 +56,16 @@ public record RelaySettings(
     public RelaySettings {
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(missingTopicTimeout, "missingTopicTimeout");
+        Objects.requireNonNull(format, "format");
+    }
+
+    /** Settings in the plain format, without a dead-letter topic. */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout, Duration claimLinger, long maxInFlightBytes, Duration missingTopicTimeout) {
+        this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
+                retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, missingTopicTimeout, RecordFormat.plain(),
+                null);
     }
 
     /** Settings with the default in-flight byte bound and missing-topic timeout. */
@@ -77,7 +95,22 @@ public record RelaySettings(
     /** These settings with another missing-topic timeout. */
     public RelaySettings withMissingTopicTimeout(Duration timeout) {
         return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
-                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, timeout);
+                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, timeout, format,
+                deadLetterTopic);
+    }
+
+    /** These settings with records in {@code format}. */
+    public RelaySettings withFormat(RecordFormat format) {
+        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
+                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, missingTopicTimeout,
+                format, deadLetterTopic);
+    }
+
+    /** These settings with dead letters also published to {@code topic} (null: off). */
+    public RelaySettings withDeadLetterTopic(@Nullable DeadLetterTopic topic) {
+        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
+                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, missingTopicTimeout,
+                format, topic);
     }
 
     /** Settings with the default claim linger and missing-topic timeout. */

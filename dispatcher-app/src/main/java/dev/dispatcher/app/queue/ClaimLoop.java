@@ -4,7 +4,9 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.Claimed;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.LeasedQueue;
+import dev.dispatcher.domain.DispatchDecision;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -58,8 +60,9 @@ import reactor.core.scheduler.Scheduler;
  * (when the strategy {@linkplain BatchStrategy#holdsBackWork() holds back work}) a full batch or one during which
  * new work was signalled.
  *
- * <p><b>Writing.</b> The loop decides each {@link Attempt.Dispatched} with the domain's {@code DispatchDecision}
- * and writes the batch's transitions in one statement, retried with backoff while {@link DatabaseFailures} calls
+ * <p><b>Writing.</b> The loop decides each {@link Attempt.Dispatched} with the domain's {@code DispatchDecision},
+ * hands the messages it dead-letters to the strategy first ({@link BatchStrategy#beforeDeadLetter}: a dead-letter
+ * topic, while the batch's leases are still renewed), and writes the batch's transitions in one statement, retried with backoff while {@link DatabaseFailures} calls
  * the error retryable (safe: a lost commit acknowledgement is recognised as our own write). A write that still
  * fails is counted as {@code persist_rejected}; the leases run out and the rows are claimed again. Every outcome is
  * counted; non-applied ones are warned about and never counted as success.
@@ -454,7 +457,7 @@ public final class ClaimLoop<M extends Claimed> {
             }
         };
         AtomicBoolean rowsBack = new AtomicBoolean();
-        Mono<List<Attempt<M>>> worked = Mono.defer(() -> strategy.work(batch)).cache();
+        Mono<List<Attempt<M>>> worked = Mono.defer(() -> strategy.work(batch)).flatMap(this::deadLettersFirst).cache();
         Mono<Void> renewals = Flux.interval(settings.renewEvery(), settings.renewEvery(), scheduler)
                 .onBackpressureDrop()
                 .takeUntilOther(worked)
@@ -483,6 +486,30 @@ public final class ClaimLoop<M extends Claimed> {
                         wakeups.wake();
                     }
                 });
+    }
+
+    /**
+     * {@code attempts}, once the strategy has had the messages the domain's decision dead-letters
+     * ({@link BatchStrategy#beforeDeadLetter}); at once when there are none.
+     */
+    private Mono<List<Attempt<M>>> deadLettersFirst(List<Attempt<M>> attempts) {
+        List<BatchStrategy.DeadLetter<M>> deadLetters = new ArrayList<>(0);
+        for (Attempt<M> attempt : attempts) {
+            if (attempt instanceof Attempt.Dispatched<M> d) {
+                DispatchDecision.deadLetter(d.result(), d.message().leased().attempts(), settings.retryPolicy())
+                        .ifPresent(dead -> deadLetters.add(new BatchStrategy.DeadLetter<>(d.message(), dead.reason())));
+            }
+        }
+        if (deadLetters.isEmpty()) {
+            return Mono.just(attempts);
+        }
+        return Mono.defer(() -> strategy.beforeDeadLetter(List.copyOf(deadLetters)))
+                .onErrorResume(e -> {
+                    log.warn("{} {}: handing on {} dead letters failed ({}); they are dead-lettered in the table alone",
+                            name, settings.workerId(), deadLetters.size(), e.toString());
+                    return Mono.empty();
+                })
+                .thenReturn(attempts);
     }
 
     /** A leased key's later rows wait for its lease: rows that arrived meanwhile, or rows a full claim left. */

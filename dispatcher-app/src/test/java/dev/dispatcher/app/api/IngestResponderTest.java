@@ -81,7 +81,7 @@ class IngestResponderTest {
             JsonNode body = body(answer);
             String retryAfter = answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER);
             assertThat(answer.getStatusCode().value() + " " + body.get("type").asString().substring(
-                    ApiProblem.TYPE_BASE.length()) + (retryAfter == null ? "" : " " + retryAfter))
+                    ProblemType.BASE.length()) + (retryAfter == null ? "" : " " + retryAfter))
                     .as(problem.getClass().getSimpleName()).isEqualTo(expected);
             assertThat(answer.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
             assertThat(body.get("status").asInt()).isEqualTo(answer.getStatusCode().value());

@@ -35,7 +35,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.applicationName()).isEqualTo("dispatcher-" + properties.workerId());
         assertThat(properties.relay()).isEqualTo(new RelayProperties(1000, 4, 64, Duration.ofSeconds(30), Duration.ofSeconds(1),
                 Ordering.PER_KEY, Duration.ofMillis(5), DataSize.ofMegabytes(64),
-                Duration.ofMinutes(5)));
+                Duration.ofMinutes(5), RelayProperties.Format.PLAIN, new RelayProperties.CloudEvents(null), ""));
         assertThat(properties.retry()).isEqualTo(new RetryProperties(RetryPolicy.DEFAULT_INITIAL_DELAY,
                 RetryPolicy.DEFAULT_MAX_DELAY, RetryPolicy.DEFAULT_MULTIPLIER, RetryPolicy.DEFAULT_JITTER,
                 RetryPolicy.DEFAULT_MAX_ATTEMPTS));
@@ -110,24 +110,79 @@ class DispatcherPropertiesTest {
         Duration ms5 = Duration.ofMillis(5);
         DataSize mb64 = DataSize.ofMegabytes(64);
         Duration m5 = Duration.ofMinutes(5);
-        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
+        RelayProperties.Format plain = RelayProperties.Format.PLAIN;
+        RelayProperties.CloudEvents none = new RelayProperties.CloudEvents(null);
+        assertInvalid(() -> new RelayProperties(0, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 0");
-        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
+        assertInvalid(() -> new RelayProperties(10_001, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.batch-size must be between 1 and 10000, but was 10001");
-        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
+        assertInvalid(() -> new RelayProperties(500, 65, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.max-in-flight-batches must be between 1 and 64, but was 65");
-        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5, mb64, m5),
+        assertInvalid(() -> new RelayProperties(500, 4, 0, s30, s1, Ordering.PER_KEY, ms5, mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.publish-concurrency must be between 1 and 4096, but was 0");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5, mb64, m5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, Duration.ofSeconds(1), s1, Ordering.PER_KEY, ms5, mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.lease-duration must be between 2s and 1h, but was 1s");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5, mb64, m5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, Duration.ofMillis(5), Ordering.PER_KEY, ms5, mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.poll-interval must be between 10ms and 10m, but was 5ms");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, DataSize.ofBytes(0), m5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, DataSize.ofBytes(0), m5,
+                plain, none, ""),
                 "dispatcher.relay.max-in-flight-bytes must be positive, but was 0B");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2), mb64, m5),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, Duration.ofSeconds(2), mb64, m5,
+                plain, none, ""),
                 "dispatcher.relay.claim-linger must be between 0s and 1s, but was 2s");
-        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, Duration.ofMillis(500)),
+        assertInvalid(() -> new RelayProperties(500, 4, 64, s30, s1, Ordering.PER_KEY, ms5, mb64, Duration.ofMillis(500),
+                plain, none, ""),
                 "dispatcher.relay.missing-topic-timeout must be between 1s and 7d, but was 500ms");
+    }
+
+    @Test
+    void relayFormatSourceAndDeadLetterTopicTakeTheirDefaultsAndNameThePropertyWhenBad() {
+        RelayProperties defaults = DispatcherProperties.defaults().relay();
+        assertThat(defaults.format()).isEqualTo(RelayProperties.Format.PLAIN);
+        assertThat(defaults.cloudevents().source()).isNull();
+        assertThat(defaults.deadLetterTopic()).isEmpty();
+        assertThat(defaults.deadLetters()).isNull();
+
+        RelayProperties structured = bind(properties(
+                "dispatcher.relay.format", "cloudevents-structured",
+                "dispatcher.relay.cloudevents.source", "https://shop.example/orders",
+                "dispatcher.relay.dead-letter-topic", "{topic}.DLT")).relay();
+        assertThat(structured.format()).isEqualTo(RelayProperties.Format.CLOUDEVENTS_STRUCTURED);
+        assertThat(structured.cloudevents().sourceUri()).isEqualTo(URI.create("https://shop.example/orders"));
+        assertThat(structured.deadLetters().resolve("orders")).isEqualTo("orders.DLT");
+        RelayProperties binary = bind(properties(
+                "dispatcher.relay.format", "cloudevents-binary",
+                "dispatcher.relay.cloudevents.source", "/orders")).relay();
+        assertThat(binary.format()).isEqualTo(RelayProperties.Format.CLOUDEVENTS_BINARY);
+        assertThat(binary.cloudevents().source()).isEqualTo("/orders");
+
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties("dispatcher.relay.format", "cloudevents-binary")))
+                .withMessage("dispatcher.relay.cloudevents.source must be set (a URI reference, the events' source)"
+                        + " when dispatcher.relay.format is cloudevents-binary, but was absent");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.relay.format", "cloudevents-structured",
+                        "dispatcher.relay.cloudevents.source", "shop orders")))
+                .withMessage("dispatcher.relay.cloudevents.source must be a URI reference (Illegal character in path"
+                        + " at index 4), but was 'shop orders'");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties("dispatcher.relay.format", "avro")))
+                .withMessageContaining("avro");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties("dispatcher.relay.dead-letter-topic", "{topic} DLT")))
+                .withMessage("dispatcher.relay.dead-letter-topic must be a Kafka topic name (letters, digits, '.', '_'"
+                        + " or '-', at most 249) in which {topic} stands for the message's topic, but was '{topic} DLT'");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties("dispatcher.relay.dead-letter-topic", "{topic}")))
+                .withMessage("dispatcher.relay.dead-letter-topic must name another topic than the message's own"
+                        + " ({topic}.DLT, say), but was '{topic}'");
     }
 
     @Test

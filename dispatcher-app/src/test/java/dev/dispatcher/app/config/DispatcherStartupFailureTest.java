@@ -41,6 +41,23 @@ class DispatcherStartupFailureTest {
     }
 
     @Test
+    void aCloudEventsFormatWithoutASourceStopsStartUpNamingTheProperty(CapturedOutput output) {
+        Throwable failure = catchThrowable(() -> SpringApplication.run(DispatcherApplication.class,
+                "--spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:1/unreachable",
+                "--spring.kafka.bootstrap-servers=127.0.0.1:1",
+                "--server.port=0",
+                "--spring.main.banner-mode=off",
+                "--dispatcher.relay.format=cloudevents-structured"));
+
+        String message = "dispatcher.relay.cloudevents.source must be set (a URI reference, the events' source) when"
+                + " dispatcher.relay.format is cloudevents-structured, but was absent";
+        assertThat(NestedExceptionUtils.getMostSpecificCause(failure))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+        assertThat(output.getOut() + output.getErr()).contains("APPLICATION FAILED TO START").contains(message);
+    }
+
+    @Test
     void invalidEnumNamesThePropertyAndValue(CapturedOutput output) {
         Throwable failure = catchThrowable(() -> SpringApplication.run(DispatcherApplication.class,
                 "--spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:1/unreachable",

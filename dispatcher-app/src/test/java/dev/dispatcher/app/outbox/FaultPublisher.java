@@ -48,6 +48,11 @@ final class FaultPublisher implements RecordPublisher {
         return new FaultPublisher(delegate, r -> key.equals(r.key()), null, failure);
     }
 
+    /** Fails every record of {@code key} on {@code topic} (not its records on other topics) with {@code failure}. */
+    static FaultPublisher key(RecordPublisher delegate, String topic, String key, SendFailure failure) {
+        return new FaultPublisher(delegate, r -> topic.equals(r.topic()) && key.equals(r.key()), null, failure);
+    }
+
     @Override
     public Mono<List<PublishResult>> publish(List<OutboundRecord> records, boolean ordered, Pace pace) {
         return Mono.defer(() -> {

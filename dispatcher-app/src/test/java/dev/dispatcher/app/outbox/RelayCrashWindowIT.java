@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
+import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.ClaimedMessage;
@@ -43,7 +44,7 @@ class RelayCrashWindowIT {
             List<ClaimedMessage> claimed = crashed.claimBatch("crashed-worker", 10, Duration.ofSeconds(2),
                     Ordering.PER_KEY).block(Duration.ofSeconds(20));
             assertThat(claimed).hasSize(1);
-            List<PublishResult> sent = publisher.publish(List.of(PublishLanes.toRecord(claimed.getFirst())), true,
+            List<PublishResult> sent = publisher.publish(List.of(RecordFormat.plain().toRecord(claimed.getFirst())), true,
                     RecordPublisher.Pace.PROMPT).block(Duration.ofSeconds(20));
             assertThat(sent).containsExactly(PublishResult.SENT);
 

@@ -49,7 +49,7 @@ public final class RelayBenchmark {
         }
         BenchLog.startRun();
         BenchResult result;
-        try (BenchEnvironment env = new BenchEnvironment(mode.servers())) {
+        try (BenchEnvironment env = BenchEnvironment.start(mode.servers())) {
             result = run(env, mode);
         }
         System.out.println(result.line());

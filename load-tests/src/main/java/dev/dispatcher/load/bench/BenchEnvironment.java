@@ -39,6 +39,12 @@ public final class BenchEnvironment implements AutoCloseable {
         this(Servers.EMBEDDED);
     }
 
+    /** {@link #BenchEnvironment(Servers)} with a progress line every few seconds while the servers start. */
+    public static BenchEnvironment start(Servers servers) throws Exception {
+        return Progress.during("servers", "starting PostgreSQL and Kafka", "PostgreSQL and Kafka ready",
+                () -> new BenchEnvironment(servers));
+    }
+
     /** The servers {@code servers} names; an external PostgreSQL runs as its operator configured it. */
     public BenchEnvironment(Servers servers) {
         postgres = servers.pgUrl() != null

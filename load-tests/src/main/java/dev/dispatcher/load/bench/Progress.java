@@ -2,12 +2,17 @@ package dev.dispatcher.load.bench;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * A long phase's progress line, printed at most every {@link #EVERY}: the phase's name, the seconds since it started
  * and what the caller says about it. A benchmark's console holds these lines and its RESULT; the servers' logs go to
- * a file ({@link BenchLog}).
+ * a file ({@link BenchLog}). A phase that is one blocking call (starting servers or a service) is timed by {@link
+ * #during}, whose ticker thread prints while the caller waits.
  */
 public final class Progress {
 
@@ -46,6 +51,31 @@ public final class Progress {
             nextNanos = now + EVERY.toNanos();
             System.out.printf(Locale.ROOT, "%s: %6.1fs %s%n", phase, seconds(), line.get());
         }
+    }
+
+    /**
+     * Runs {@code work} on this thread, printing {@code phase: <seconds>s <doing>} every {@link #EVERY} from a daemon
+     * ticker while it runs and {@code phase: <done> in <seconds> s} when it returns; returns what it returned.
+     */
+    public static <T> T during(String phase, String doing, String done, Callable<T> work) throws Exception {
+        Progress progress = of(phase);
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "bench-progress");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long every = EVERY.toMillis();
+        ticker.scheduleAtFixedRate(() -> System.out.printf(Locale.ROOT, "%s: %6.1fs %s%n", phase, progress.seconds(),
+                doing), every, every, TimeUnit.MILLISECONDS);
+        T result;
+        try {
+            result = work.call();
+        } finally {
+            ticker.shutdownNow();
+            ticker.awaitTermination(1, TimeUnit.SECONDS); // no tick after the closing line
+        }
+        System.out.printf(Locale.ROOT, "%s: %s in %.1f s%n", phase, done, progress.seconds());
+        return result;
     }
 
     /** A line for a phase counting {@code done} of {@code total} messages: how many, and at what rate. */

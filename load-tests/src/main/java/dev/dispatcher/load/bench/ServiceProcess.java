@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -131,12 +132,16 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     private void awaitHealthy(Duration timeout) throws InterruptedException {
+        Progress progress = Progress.of("service");
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
+            progress.maybePrint(() -> "starting in its own JVM, logging to " + log.getFileName());
             if (!process.isAlive()) {
                 throw new IllegalStateException("the service exited with " + process.exitValue() + "; see " + log);
             }
             if (client.healthy()) {
+                System.out.printf(Locale.ROOT, "service: healthy in %.1f s (pid %d)%n", progress.seconds(),
+                        process.pid());
                 return;
             }
             Thread.sleep(250); // the harness's main thread: waiting is its job

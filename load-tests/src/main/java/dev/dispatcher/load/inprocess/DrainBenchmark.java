@@ -53,7 +53,7 @@ public final class DrainBenchmark {
         env.createTopic(topic, 6);
         new OutboxRows(env).insert(schema, topic, d.backlog().keys().sqlExpression(), d.backlog().payloadBytes(), n);
         long start = System.nanoTime();
-        long sent = NaiveRelay.drain(env, schema);
+        long sent = NaiveRelay.drain(env, schema, n);
         double rate = sent / ((System.nanoTime() - start) / 1e9);
         System.out.printf(Locale.ROOT, "baseline: naive relay drained %d messages at %.0f msgs/s%n", sent, rate);
         return rate;

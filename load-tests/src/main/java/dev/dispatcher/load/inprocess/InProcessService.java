@@ -3,6 +3,7 @@ package dev.dispatcher.load.inprocess;
 import dev.dispatcher.app.DispatcherApplication;
 import dev.dispatcher.app.inbox.InboxHandler;
 import dev.dispatcher.load.bench.BenchEnvironment;
+import dev.dispatcher.load.bench.Progress;
 import dev.dispatcher.load.bench.ServiceAccess;
 import dev.dispatcher.load.bench.ServiceClient;
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ public final class InProcessService implements AutoCloseable {
      * returns once it serves HTTP.
      */
     public static InProcessService start(BenchEnvironment env, String schema, List<String> arguments,
-            List<InboxHandler> handlers) {
+            List<InboxHandler> handlers) throws Exception {
         ServiceAccess access = ServiceAccess.random();
         List<String> args = new ArrayList<>(ServiceAccess.serverArguments(env.postgres(), env.kafka(), schema));
         args.add("--server.port=0");
@@ -53,7 +54,8 @@ public final class InProcessService implements AutoCloseable {
                         InboxHandler.class, () -> handler);
             }
         });
-        ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
+        ConfigurableApplicationContext context = Progress.during("service", "starting in this JVM", "started",
+                () -> application.run(args.toArray(String[]::new)));
         String port = context.getEnvironment().getProperty("local.server.port");
         return new InProcessService(context, new ServiceClient("http://localhost:" + port, access));
     }

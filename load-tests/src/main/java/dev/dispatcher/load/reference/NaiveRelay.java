@@ -1,7 +1,7 @@
 package dev.dispatcher.load.reference;
 
 import dev.dispatcher.load.bench.BenchEnvironment;
-
+import dev.dispatcher.load.bench.Progress;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,8 +46,9 @@ public final class NaiveRelay {
         return record;
     }
 
-    /** Drains the schema's outbox; returns messages sent. */
-    public static long drain(BenchEnvironment env, String schema) throws Exception {
+    /** Drains the schema's outbox of its {@code n} rows, with a progress line every few seconds; returns messages sent. */
+    public static long drain(BenchEnvironment env, String schema, long n) throws Exception {
+        Progress progress = Progress.of("baseline");
         long sent = 0;
         try (KafkaProducer<String, byte[]> producer = producer(env.kafka().bootstrapServers());
              Connection c = env.jdbc(schema);
@@ -69,6 +70,8 @@ public final class NaiveRelay {
                     done.executeUpdate();
                     c.commit();
                     sent++;
+                    long sentSoFar = sent;
+                    progress.maybePrint(() -> progress.count(sentSoFar, n, "sent"));
                 }
             }
         }

@@ -75,7 +75,7 @@ public final class IngestBenchmark {
         ServiceAccess access = ServiceAccess.random();
         // the environment drops the schema and deletes the topics after the service has stopped, also on external
         // servers: autovacuum of earlier runs' tables would take CPU from the next run's measurement
-        try (BenchEnvironment env = new BenchEnvironment(o.servers())) {
+        try (BenchEnvironment env = BenchEnvironment.start(o.servers())) {
             String schema = env.serviceSchema("gatling");
             String run = schema.substring("gatling_".length());
             String topic = IngestLoad.TOPIC_PREFIX + run;

@@ -28,7 +28,7 @@ import dev.dispatcher.load.result.BenchResult;
 
 /**
  * The relay and inbox benchmarks: {@code RelayBenchmark <mode> [--option value ...]}, the modes of {@link BenchMode}
- * (README, Benchmarks). Parses the mode and its options (a bad one fails naming it, exit status 2), starts the
+ * (docs/benchmarks.md). Parses the mode and its options (a bad one fails naming it, exit status 2), starts the
  * servers, runs the mode and prints its {@code RESULT {json}} line last ({@link BenchResult}). The console holds
  * progress lines and the RESULT; the servers' logs go to files ({@link BenchLog}).
  */

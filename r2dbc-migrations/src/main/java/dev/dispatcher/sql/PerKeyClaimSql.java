@@ -23,36 +23,28 @@ import java.util.regex.Pattern;
  * key, never a scan of a hot key's tail) and for each run; the live unkeyed index for rows without a key. The walk
  * stops as soon as enough rows are found, so a claim costs about the rows it takes plus the keys it passes that are
  * blocked (leased or waiting to retry): bounded by the in-flight leases, not by the backlog. It never says {@code
- * seq > 0}, so it cannot use the outbox's live seq index (V4): with statistics showing few live rows the planner
- * used to pick that index with a sort for the walk and the lock step, reading every entry of rows delivered since the
- * last vacuum.
+ * seq > 0}, so it cannot use the outbox's live seq index (V4), which on statistics showing few live rows the planner
+ * would otherwise pick, with a sort, reading every entry of rows delivered since the last vacuum.
  *
  * <p>Concurrency: each open head's run is locked as soon as it is found, {@code FOR UPDATE SKIP LOCKED}, before the
  * walk goes on to the next key, and re-checked on its newest version; the run is kept up to its first row that could
  * not be locked, so when two workers race for a key, the one that locked the head gets the run and the other gets
- * none of it, and goes on to the next open key. Why per key: the claim used to pick every run first (up to the limit,
- * so under a backlog the first key's run alone) and lock them all afterwards; a competing relay whose claim held that
- * run then got an empty batch, although other keys were open, and idled until one of its own batches finished: two
- * service instances draining 800,000 rows of 64 keys (cold JVMs included) made 76 such empty claims mid-drain (of
- * 1,008), each 35-80 ms of database time, and none with this statement. Locking per key costs a fixed few executor
- * nodes per key visited: about 17 us a key where every key has one row (64 keys: 2.7 against 1.4 ms), nothing
- * measurable at 1,000-row claims (PostgreSQL 15, generic plans). Where a tenth of the backlog has no key, a run is
- * locked before the rows are merged by seq with those rows, and part of it may stay unclaimed: 1,000-row claims of
- * 300,000 such rows took 17.7 against 14.2 ms. Locking the rows without a key only once picked (as the runs were
- * before) measured the same, 18.0 ms, so they are locked as they are read, like the unordered claim's.
+ * none of it and goes on to the next open key: a claim does not come back empty because another claim holds the
+ * first keys it meets. Rows
+ * without a key are locked as they are read, like the unordered claim's; where some of the backlog has no key, a
+ * run is locked before the rows are merged by seq with those rows, and part of it may stay unclaimed.
  *
- * <p>The lock step finds a run's rows by the {@code ctid}s the walk read (a TID scan), not by primary key: measured
- * on PostgreSQL 15 (64 keys, 100,000 rows), a 500-row claim took 12.7 ms instead of 16.5 (no index descent per
- * row). Safe: the {@code ctid} is that of the version the statement's snapshot read (its space cannot be reclaimed
- * while the snapshot lives); locking a version a concurrent writer has since replaced follows the update chain and
+ * <p>The lock step finds a run's rows by the {@code ctid}s the walk read (a TID scan, no index descent per row).
+ * Safe: the {@code ctid} is that of the version the statement's snapshot read (its space cannot be reclaimed while
+ * the snapshot lives); locking a version a concurrent writer has since replaced follows the update chain and
  * re-checks the conditions on the newest version. Where the run is cut: a locked row is kept when its position in
  * the run (its {@code seq}'s place among the run's, {@code width_bucket}, a binary search) equals its position among
  * the locked rows, that is, when every row before it was locked too. Rows locked but not kept (after a cut, or past
  * the limit) stay locked only until the claim commits. The UPDATE joins by primary key, never by that {@code ctid}
  * (see {@link OutboxSql#CLAIM_UNORDERED}). No join of the locked rows with the picked ones: on statistics of a
- * drained outbox, where the planner expects a handful of rows, such a join became a nested loop comparing every
- * locked row with every picked one, which a cached generic plan keeps for claims of hundreds of rows ({@code
- * GenericPlanIT}).
+ * drained outbox such a join is planned as a nested loop comparing every locked row with every picked one, which a
+ * cached generic plan keeps for claims of hundreds of rows ({@code GenericPlanIT}). The figures behind these
+ * choices: docs/measurements.md, "Moved from the README and javadoc".
  *
  * <p>Why a key's rows are in seq order when they commit: writers of one key serialise on a transaction-scoped
  * advisory lock taken before any of their rows takes a {@code seq} (the outbox's {@code LOCK_KEY}, the inbox's

@@ -141,7 +141,7 @@ public final class OutboxRows {
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
             s.execute("VACUUM (ANALYZE) outbox_message");
         }
-        System.out.printf(java.util.Locale.ROOT, "warm-up: VACUUM (ANALYZE) outbox_message in %.1f s%n",
+        System.out.printf(java.util.Locale.ROOT, "VACUUM (ANALYZE) outbox_message in %.1f s%n",
                 (System.nanoTime() - start) / 1e9);
     }
 

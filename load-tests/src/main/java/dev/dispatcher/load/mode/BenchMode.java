@@ -55,6 +55,6 @@ public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, B
 
     /** One line of usage: the modes; each mode's options are named when one of them is wrong. */
     static String usage() {
-        return "usage: RelayBenchmark " + String.join("|", NAMES) + " [--option value ...] (see README, Benchmarks)";
+        return "usage: RelayBenchmark " + String.join("|", NAMES) + " [--option value ...] (see docs/benchmarks.md)";
     }
 }

@@ -59,12 +59,13 @@ public record GatlingIngest(double reqPerS, long p99Ms, long failed, long lost, 
      * The health flood: ingest beside {@code healthClients} callers of {@code /actuator/health}.
      *
      * @param healthClients the health callers
+     * @param healthAddresses the client addresses they call from
      * @param healthFloodRatio ingest's request rate over the single scenario's
      * @param healthFloodFailed ingest answers other than 202
      * @param healthFlood503 of which 503
      * @param healthCallsPerS health calls answered a second
      */
-    public record HealthFlood(int healthClients, double healthFloodRatio, long healthFloodFailed,
+    public record HealthFlood(int healthClients, int healthAddresses, double healthFloodRatio, long healthFloodFailed,
             @JsonProperty("health_flood_503") long healthFlood503, double healthCallsPerS) {
     }
 

@@ -105,7 +105,7 @@ public final class IngestBenchmark {
         if (!o.warmup().isZero()) {
             // through Gatling itself, so the load generator's code is as warm as the service's
             IngestLoad.Figures w = gatling(new IngestLoad.Config(baseUrl, access.token(), IngestLoad.Scenario.WARMUP,
-                    o.concurrency(), o.warmup(), List.of(), warmupTopic, 0), service);
+                    o.concurrency(), o.warmup(), List.of(), warmupTopic, 0, 1), service);
             System.out.println("warm-up (requests/s per 10 s):" + w.ratesPer(Duration.ofSeconds(10)));
         }
         double ceiling = InsertCeiling.measure(env.postgres(), o.concurrency(), o.ceiling());
@@ -117,7 +117,7 @@ public final class IngestBenchmark {
         for (IngestLoad.Scenario scenario : o.scenarios()) {
             int clients = scenario == IngestLoad.Scenario.BATCH ? o.batchConcurrency() : o.concurrency();
             IngestLoad.Figures f = gatling(new IngestLoad.Config(baseUrl, access.token(), scenario, clients,
-                    o.duration(), replayIds, topic, o.healthClients()), service);
+                    o.duration(), replayIds, topic, o.healthClients(), o.healthAddresses()), service);
             figures.put(scenario, f);
             if (scenario == IngestLoad.Scenario.SINGLE) {
                 replayIds = List.copyOf(f.accepted);
@@ -143,11 +143,12 @@ public final class IngestBenchmark {
             double floodRate = flood.requests.get() / flood.seconds();
             double ratio = single == null ? 0
                     : Math.round(floodRate / (single.requests.get() / single.seconds()) * 100) / 100.0;
-            healthFlood = new GatlingIngest.HealthFlood(o.healthClients(), ratio, flood.failed.get(),
-                    flood.answered(503), round(flood.healthCalls.get() / flood.seconds()));
-            System.out.printf(Locale.ROOT, "health flood: ingest %.0f requests/s beside %d health clients"
-                    + " (%.0f health calls/s, statuses %s), ratio to the single run %s%n", floodRate,
-                    o.healthClients(), flood.healthCalls.get() / flood.seconds(), flood.healthStatuses, ratio);
+            healthFlood = new GatlingIngest.HealthFlood(o.healthClients(), o.healthAddresses(), ratio,
+                    flood.failed.get(), flood.answered(503), round(flood.healthCalls.get() / flood.seconds()));
+            System.out.printf(Locale.ROOT, "health flood: ingest %.0f requests/s beside %d health clients from %d"
+                    + " address(es) (%.0f health calls/s, statuses %s), ratio to the single run %s%n", floodRate,
+                    o.healthClients(), o.healthAddresses(), flood.healthCalls.get() / flood.seconds(),
+                    flood.healthStatuses, ratio);
         }
         System.out.printf(Locale.ROOT, "(warm-up, ceiling and scenarios took %.0f s)%n",
                 (System.nanoTime() - warmupStarted) / 1e9);

@@ -35,6 +35,7 @@ class IngestBenchmarkQuickIT {
         // the health flood's smoke run: its figures are there, no ingest answer was a 503 (the ratio itself is
         // measured on a quiet machine)
         assertThat(result.healthFlood().healthClients()).isEqualTo(20);
+        assertThat(result.healthFlood().healthAddresses()).isEqualTo(IngestOptions.DEFAULT_HEALTH_ADDRESSES);
         assertThat(result.healthFlood().healthFlood503()).isZero();
         assertThat(result.healthFlood().healthFloodFailed()).isZero();
         assertThat(result.healthFlood().healthFloodRatio()).isPositive();

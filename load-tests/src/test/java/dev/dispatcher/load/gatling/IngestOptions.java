@@ -21,11 +21,16 @@ import java.util.Set;
  * @param scenarios {@code --scenarios single,batch,replay[,health-flood]}
  * @param healthClients {@code --health-clients}: health callers of {@code health-flood} (default {@value
  *     #DEFAULT_HEALTH_CLIENTS})
+ * @param healthAddresses {@code --health-addresses}: the client addresses the health callers come from, {@code
+ *     127.0.1.1} up (default {@value #DEFAULT_HEALTH_ADDRESSES}, at most {@value #MAX_HEALTH_ADDRESSES}): one
+ *     address is throttled by the service's per-address health limit, 200 measure what the health answers
+ *     themselves cost
  * @param serviceJvmOptions {@code --service-jvm-options "-Xmx1g ..."}
  * @param servers {@code --pg-url}, {@code --pg-user}, {@code --pg-password}, {@code --bootstrap}
  */
 record IngestOptions(int concurrency, int batchConcurrency, Duration duration, Duration warmup, Duration ceiling,
-        List<IngestLoad.Scenario> scenarios, int healthClients, List<String> serviceJvmOptions, Servers servers) {
+        List<IngestLoad.Scenario> scenarios, int healthClients, int healthAddresses, List<String> serviceJvmOptions,
+        Servers servers) {
 
     static final int DEFAULT_CONCURRENCY = 32;
     static final int QUICK_CONCURRENCY = 8;
@@ -39,10 +44,13 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
     static final Duration QUICK_CEILING = Duration.ofSeconds(3);
     static final String DEFAULT_SCENARIOS = "single,batch,replay";
     static final int DEFAULT_HEALTH_CLIENTS = 200;
+    static final int DEFAULT_HEALTH_ADDRESSES = 1;
+    /** The loopback addresses {@code 127.0.1.1} to {@code 127.0.1.254}. */
+    static final int MAX_HEALTH_ADDRESSES = 254;
 
     private static final Set<String> NAMES = Set.of("quick", "concurrency", "batch-concurrency", "duration", "warmup",
-            "ceiling", "scenarios", "health-clients", "service-jvm-options", "pg-url", "pg-user", "pg-password",
-            "bootstrap");
+            "ceiling", "scenarios", "health-clients", "health-addresses", "service-jvm-options", "pg-url", "pg-user",
+            "pg-password", "bootstrap");
 
     /**
      * Parses {@code args}.
@@ -75,7 +83,7 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
                         (int) (quick ? QUICK_DURATION : DEFAULT_DURATION).toSeconds())),
                 Duration.ofSeconds(nonNegative(o, "warmup", (int) (quick ? QUICK_WARMUP : DEFAULT_WARMUP).toSeconds())),
                 Duration.ofSeconds(positive(o, "ceiling", (int) (quick ? QUICK_CEILING : DEFAULT_CEILING).toSeconds())),
-                scenarios, positive(o, "health-clients", DEFAULT_HEALTH_CLIENTS),
+                scenarios, positive(o, "health-clients", DEFAULT_HEALTH_CLIENTS), healthAddresses(o),
                 jvm.isEmpty() ? List.of() : List.of(jvm.split("\\s+")),
                 new Servers(o.get("pg-url"), o.getOrDefault("pg-user", Servers.DEFAULT_USER),
                         o.getOrDefault("pg-password", Servers.DEFAULT_USER), o.get("bootstrap")));
@@ -88,6 +96,15 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
             throw new IllegalArgumentException("--scenarios takes single, batch, replay and health-flood, but got '"
                     + name + "'");
         }
+    }
+
+    private static int healthAddresses(Map<String, String> o) {
+        int value = positive(o, "health-addresses", DEFAULT_HEALTH_ADDRESSES);
+        if (value > MAX_HEALTH_ADDRESSES) {
+            throw new IllegalArgumentException("--health-addresses must be at most " + MAX_HEALTH_ADDRESSES
+                    + ", but was '" + value + "'");
+        }
+        return value;
     }
 
     private static int positive(Map<String, String> o, String name, int fallback) {

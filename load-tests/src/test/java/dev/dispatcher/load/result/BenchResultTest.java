@@ -139,7 +139,7 @@ class BenchResultTest {
         GatlingIngest ingest = new GatlingIngest(7006.0, 9, 0, 0, 0, 0, 7800.0, 0.9, List.of(
                 new GatlingIngest.Scenario("single", 7006.0, 7006.0, 9, 0.9, 0.5, 0.6),
                 new GatlingIngest.Scenario("batch", 155.0, 15499.0, 120, 0.8, 0.2, 0.9)),
-                new GatlingIngest.HealthFlood(200, 0.95, 0, 0, 30000.0), 32, 16, 100, 30, 120,
+                new GatlingIngest.HealthFlood(200, 1, 0.95, 0, 0, 30000.0), 32, 16, 100, 30, 120,
                 "java -jar (own JVM)", true, 1, "per-key", 64, 150);
 
         assertThat(ingest.line()).isEqualTo("RESULT {\"name\":\"gatling-ingest\",\"req_per_s\":7006.0,\"p99_ms\":9,"
@@ -148,8 +148,9 @@ class BenchResultTest {
                 + "\"single_p99_ms\":9,\"single_service_cpu_cores\":0.9,\"single_loadgen_cpu_cores\":0.5,"
                 + "\"single_pg_cpu_cores\":0.6,\"batch_req_per_s\":155.0,\"batch_msgs_per_s\":15499.0,"
                 + "\"batch_p99_ms\":120,\"batch_service_cpu_cores\":0.8,\"batch_loadgen_cpu_cores\":0.2,"
-                + "\"batch_pg_cpu_cores\":0.9,\"health_clients\":200,\"health_flood_ratio\":0.95,"
-                + "\"health_flood_failed\":0,\"health_flood_503\":0,\"health_calls_per_s\":30000.0,"
+                + "\"batch_pg_cpu_cores\":0.9,\"health_clients\":200,\"health_addresses\":1,"
+                + "\"health_flood_ratio\":0.95,\"health_flood_failed\":0,\"health_flood_503\":0,"
+                + "\"health_calls_per_s\":30000.0,"
                 + "\"concurrency\":32,\"batch_concurrency\":16,\"batch_size\":100,\"duration_s\":30,"
                 + "\"warmup_s\":120,\"service\":\"java -jar (own JVM)\",\"pg_fsync\":true,\"brokers\":1,"
                 + "\"ordering\":\"per-key\",\"keys\":64,\"payload_bytes\":150}");

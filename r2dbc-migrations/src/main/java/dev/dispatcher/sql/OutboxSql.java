@@ -98,7 +98,7 @@ public final class OutboxSql {
      */
     public static final String CLAIM_PER_KEY = PerKeyClaimSql.statement(new PerKeyClaimSql.Shape(
             LeasedTableSql.OUTBOX, alias -> alias + ".message_key", alias -> alias + ".message_key IS NOT NULL",
-            alias -> alias + ".message_key IS NULL", CLAIM_SET, CLAIM_RETURNING, "$5"));
+            alias -> alias + ".message_key IS NULL", CLAIM_SET, CLAIM_RETURNING, "$5", "$3"));
 
     /**
      * Applies a batch of lease transitions in one round trip and returns what is needed to classify each: the

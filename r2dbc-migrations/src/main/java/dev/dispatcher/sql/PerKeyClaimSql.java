@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * and {@link InboxSql#CLAIM_PER_KEY} are generated here from a {@link Shape}, so the two queues run the same walk,
  * the same run cut and the same lock step. Parameters: {@code $1} owner, {@code $2} lease length in ms, {@code $3}
  * limit, {@code $4} key cursor (the walk starts after it and wraps around, so every key with backlog is reached),
- * and for a scoped table {@code $5} the scope (the inbox's consumer name).
+ * and for a scoped table {@code $5} the scope (the inbox's consumer name); a shape may cap a key's run below the
+ * limit ({@link Shape#runLimit}).
  *
  * <p>A key's head is its first live row by {@code seq}. Only a key whose head is claimable is taken, and then a
  * contiguous run from the head (stopping at the first row not yet visible, leased, or locked by another claim), so
@@ -69,9 +70,13 @@ final class PerKeyClaimSql {
      *     previous_lease_until})
      * @param budget the parameter holding the claim's payload byte budget ({@link LeasedTableSql#withinBudget}), or
      *     null for a claim limited by rows alone
+     * @param runLimit the parameter holding the most rows one key's run may have in a claim: {@code $3} (the
+     *     claim's limit) where a run is handed on as one (the relay publishes it pipelined), a parameter of its own
+     *     where a run is worked one row at a time (the inbox's handler), so that one claim spans enough keys to keep
+     *     the workers busy
      */
     record Shape(LeasedTableSql.Table table, UnaryOperator<String> key, UnaryOperator<String> keyed,
-            UnaryOperator<String> unkeyed, String set, String returning, String budget) {
+            UnaryOperator<String> unkeyed, String set, String returning, String budget, String runLimit) {
 
         Shape {
             Objects.requireNonNull(table, "table");
@@ -80,6 +85,7 @@ final class PerKeyClaimSql {
             Objects.requireNonNull(unkeyed, "unkeyed");
             Objects.requireNonNull(set, "set");
             Objects.requireNonNull(returning, "returning");
+            Objects.requireNonNull(runLimit, "runLimit");
         }
 
         /** {@code , a.bytes} when the claim has a byte budget, else nothing. */
@@ -187,7 +193,7 @@ final class PerKeyClaimSql {
                                  FROM {table} x
                                 WHERE x.status IN {live}{scope x} AND {key x} = oh.message_key{run-keyed x} AND x.seq >= oh.seq
                                 ORDER BY x.seq
-                                LIMIT $3) r
+                                LIMIT {run-limit}) r
                         WHERE r.contiguous) candidate
                  CROSS JOIN LATERAL (
                        SELECT l.id, l.seq, l.previous_lease_until{bytes l}
@@ -238,6 +244,7 @@ final class PerKeyClaimSql {
                 case "claimable" -> LeasedTableSql.claimable(alias);
                 case "bytes" -> shape.bytes(alias);
                 case "payload-bytes" -> shape.payloadBytes(alias);
+                case "run-limit" -> shape.runLimit();
                 case "claimed" -> shape.claimed();
                 default -> Objects.requireNonNull(fixed.get(m.group(1)), m.group());
             };

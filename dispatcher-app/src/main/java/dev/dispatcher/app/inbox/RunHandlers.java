@@ -90,6 +90,19 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     }
 
     /**
+     * A per-key claim takes at most {@link InboxStore#keyRun} rows of a key: a run that long may have left later rows
+     * of its key, claimable once this batch releases the key.
+     */
+    @Override
+    public boolean mayHaveLeftRowsOfItsKeys(List<ClaimedInboxMessage> batch) {
+        if (settings.ordering() != Ordering.PER_KEY) {
+            return false;
+        }
+        int keyRun = InboxStore.keyRun(settings.batchSize(), settings.concurrency());
+        return runs(batch).stream().anyMatch(run -> run.size() >= keyRun && run.getFirst().orderingKey() != null);
+    }
+
+    /**
      * A batch as runs: each key's messages in {@code seq} order (keys by their bytes, in the order they first
      * appear), and each message without a key alone.
      */

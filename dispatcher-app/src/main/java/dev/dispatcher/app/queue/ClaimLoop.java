@@ -514,7 +514,7 @@ public final class ClaimLoop<M extends Claimed> {
 
     /** A leased key's later rows wait for its lease: rows that arrived meanwhile, or rows a full claim left. */
     private boolean mayHaveHeldBackRows(ClaimedBatch<M> claimed) {
-        return strategy.holdsBackWork()
-                && (claimed.full() || externalWakeups.get() > claimed.wakeupsAtClaim());
+        return strategy.holdsBackWork() && (claimed.full() || externalWakeups.get() > claimed.wakeupsAtClaim()
+                || strategy.mayHaveLeftRowsOfItsKeys(claimed.messages()));
     }
 }

@@ -351,6 +351,40 @@ class ClaimLoopGatingTest {
     }
 
     @Test
+    void aPartialBatchThatMayHaveLeftRowsOfItsKeysIsFollowedByAClaimAtOnceWhenItFinishes() {
+        for (boolean leftRows : List.of(true, false)) {
+            List<Long> claimTimes = new CopyOnWriteArrayList<>();
+            AtomicInteger claims = new AtomicInteger();
+            strategy.holdsBack = true;
+            strategy.leftRows = leftRows;
+            // a partial batch (runs cut at a key's most rows per claim), then nothing claimable while it holds its keys
+            queue.rowsPerClaim = () -> {
+                claimTimes.add(time.now(TimeUnit.MILLISECONDS));
+                return claims.getAndIncrement() == 0 ? BATCH / 2 : 0;
+            };
+            start();
+            time.advanceTimeBy(Duration.ofMillis(300));
+            assertThat(claimTimes).as("the batch, then one empty claim after the linger").hasSize(2);
+
+            strategy.finishOldest(); // no wake-up came while it ran
+            time.advanceTime();
+            if (leftRows) {
+                assertThat(claimTimes).as("its keys are free and may have rows: claimed at once").hasSize(3);
+                assertThat(claimTimes.getLast()).isEqualTo(claimTimes.getFirst() + 300);
+            } else {
+                assertThat(claimTimes).as("nothing may have been left behind: the next claim waits for the poll")
+                        .hasSize(2);
+            }
+            queue.rowsPerClaim = () -> 0;
+            strategy.finishAll();
+            loop.stop().subscribe();
+            time.advanceTimeBy(Duration.ofMinutes(1));
+            strategy.finishImmediately = false;
+            loop = null;
+        }
+    }
+
+    @Test
     void aClaimAfterAnEmptyOneBehindKeysInFlightKeepsTheStreamsLinger() {
         strategy.holdsBack = true;
         strategy.finishImmediately = true;
@@ -547,6 +581,7 @@ class ClaimLoopGatingTest {
         final List<Sinks.Empty<Void>> open = new CopyOnWriteArrayList<>();
         volatile boolean finishImmediately;
         volatile boolean holdsBack;
+        volatile boolean leftRows;
 
         @Override
         public Mono<List<Attempt<Row>>> work(Batch<Row> batch) {
@@ -568,6 +603,11 @@ class ClaimLoopGatingTest {
         @Override
         public boolean holdsBackWork() {
             return holdsBack;
+        }
+
+        @Override
+        public boolean mayHaveLeftRowsOfItsKeys(List<Row> batch) {
+            return leftRows;
         }
 
         @Override

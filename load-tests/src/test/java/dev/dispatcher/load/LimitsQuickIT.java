@@ -2,8 +2,10 @@ package dev.dispatcher.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import dev.dispatcher.load.bench.BenchEnvironment;
+import dev.dispatcher.load.mode.BenchMode;
+import dev.dispatcher.load.result.IngestOverload;
+import dev.dispatcher.load.result.RelayLargePayload;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,43 +17,39 @@ class LimitsQuickIT {
 
     @Test
     void aFrozenDatabaseUnderThreeHundredLargePostsAnswersEveryOneAndRecovers() throws Exception {
-        String result;
+        IngestOverload result;
         try (BenchEnvironment env = new BenchEnvironment()) {
-            result = IngestOverload.run(env, BenchOptions.parse(new String[] {"overload",
-                    "--service-args", "--dispatcher.ingest.timeout=3s"}));
+            result = (IngestOverload) RelayBenchmark.run(env, BenchMode.parse("overload",
+                    "--service-args", "--dispatcher.ingest.timeout=3s"));
         }
+        System.out.println(result.line());
 
-        assertThat(result).contains("\"name\":\"ingest-overload\"", "\"service_alive\":true",
+        assertThat(result.line()).contains("\"name\":\"ingest-overload\"", "\"service_alive\":true",
                 "\"service_jvm_options\":\"-Xmx256m\"");
-        assertThat(number(result, "requests")).isEqualTo(300.0);
-        assertThat(number(result, "unanswered")).as("every request answered: %s", result).isZero();
-        java.util.List<String> statuses = Pattern.compile("\"status_(\\d+)\"").matcher(result).results()
-                .map(m -> m.group(1)).toList();
-        assertThat(statuses).as("only 503 or 429 while the database is frozen: %s", result).isNotEmpty()
-                .allMatch(status -> status.equals("503") || status.equals("429"));
-        assertThat(number(result, "oom_lines")).isZero();
-        assertThat(number(result, "recovered_ms")).as("accepted again after the thaw").isNotNegative();
+        assertThat(result.serviceAlive()).isTrue();
+        assertThat(result.requests()).isEqualTo(300);
+        assertThat(result.unanswered()).as("every request answered: %s", result.line()).isZero();
+        assertThat(result.statuses()).as("only 503 or 429 while the database is frozen: %s", result.line())
+                .isNotEmpty().allSatisfy((status, count) -> assertThat(status).isIn(503, 429));
+        assertThat(result.line()).containsPattern("\"status_(503|429)\":\\d+");
+        assertThat(result.oomLines()).isZero();
+        assertThat(result.recoveredMs()).as("accepted again after the thaw").isNotNegative();
     }
 
     @Test
     void largePayloadsDrainWithinTheRelaysByteBound() throws Exception {
-        String result;
+        RelayLargePayload result;
         try (BenchEnvironment env = new BenchEnvironment()) {
-            result = LargePayloadDrain.run(env, BenchOptions.parse(new String[] {"large-drain", "--quick"}));
+            result = (RelayLargePayload) RelayBenchmark.run(env, BenchMode.parse("large-drain", "--quick"));
         }
+        System.out.println(result.line());
 
-        assertThat(result).contains("\"name\":\"relay-large-payload\"", "\"payload_bytes\":2097152",
+        assertThat(result.line()).contains("\"name\":\"relay-large-payload\"", "\"payload_bytes\":2097152",
                 "\"service_alive\":true");
-        assertThat(number(result, "n")).isEqualTo(60.0);
-        assertThat(number(result, "lost")).isZero();
-        assertThat(number(result, "duplicates")).isZero();
-        assertThat(number(result, "oom_lines")).isZero();
-        assertThat(number(result, "peak_heap_used_bytes")).isPositive().isLessThan(512.0 * 1024 * 1024);
-    }
-
-    private static double number(String json, String field) {
-        Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.]+)").matcher(json);
-        assertThat(m.find()).as("field %s in %s", field, json).isTrue();
-        return Double.parseDouble(m.group(1));
+        assertThat(result.n()).isEqualTo(60);
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
+        assertThat(result.oomLines()).isZero();
+        assertThat(result.peakHeapUsedBytes()).isPositive().isLessThan(512L * 1024 * 1024);
     }
 }

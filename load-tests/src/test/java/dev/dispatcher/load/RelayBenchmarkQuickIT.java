@@ -3,13 +3,21 @@ package dev.dispatcher.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import dev.dispatcher.load.bench.BenchEnvironment;
+import dev.dispatcher.load.mode.BenchMode;
+import dev.dispatcher.load.result.BenchResult;
+import dev.dispatcher.load.result.InboxDrain;
+import dev.dispatcher.load.result.RelayDrain;
+import dev.dispatcher.load.result.RelayLatency;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The harness's quick mode, run in CI so it cannot rot: small N, seconds, same code paths as a full run. */
+/**
+ * The harness's quick modes, run in CI so they cannot rot: small N, seconds, the same code paths as a full run, each
+ * through {@link RelayBenchmark#run} as {@code main} dispatches it, the in-process service started through its
+ * public entry point.
+ */
 class RelayBenchmarkQuickIT {
 
     private static BenchEnvironment env;
@@ -24,107 +32,112 @@ class RelayBenchmarkQuickIT {
         env.close();
     }
 
+    private static BenchResult run(String... args) throws Exception {
+        BenchResult result = RelayBenchmark.run(env, BenchMode.parse(args));
+        System.out.println(result.line());
+        return result;
+    }
+
     @Test
     void quickDrainReportsEveryFieldAndLosesNothing() throws Exception {
-        String result = RelayBenchmark.drain(env, BenchOptions.parse(new String[] {"drain", "--quick", "--n", "2000"}));
+        RelayDrain result = (RelayDrain) run("drain", "--quick", "--n", "2000");
 
-        assertThat(result).contains("\"name\":\"relay-drain\"", "\"pg_fsync\":true", "\"brokers\":1",
-                "\"ordering\":\"per-key\"", "\"keys\":\"64\"", "\"payload_bytes\":256", "\"n\":2000");
-        assertThat(number(result, "instances")).isEqualTo(1.0);
-        assertThat(number(result, "msgs_per_s")).isPositive();
-        assertThat(number(result, "baseline_msgs_per_s")).isPositive();
-        assertThat(number(result, "pg_ceiling_msgs_per_s")).isPositive();
-        assertThat(result).as("the reference runs before and after the drain, the higher counts")
-                .containsPattern("\"pg_ceiling_runs\":\"\\d+ \\d+\"");
-        String[] runs = result.replaceAll(".*\"pg_ceiling_runs\":\"([0-9 ]+)\".*", "$1").split(" ");
-        assertThat(number(result, "pg_ceiling_msgs_per_s")).isCloseTo(
+        assertThat(result.line()).startsWith("RESULT {\"name\":\"relay-drain\",\"pg_fsync\":true,\"brokers\":1,"
+                + "\"ordering\":\"per-key\",\"keys\":\"64\",\"payload_bytes\":256,\"warmup_n\":0,");
+        assertThat(result.n()).isEqualTo(2000);
+        assertThat(result.instances()).isEqualTo(1);
+        assertThat(result.msgsPerS()).isPositive();
+        assertThat(result.baselineMsgsPerS()).isPositive();
+        assertThat(result.pgCeilingMsgsPerS()).isPositive();
+        assertThat(result.pgCeilingRuns()).as("the reference runs before and after the drain, the higher counts")
+                .matches("\\d+ \\d+");
+        String[] runs = result.pgCeilingRuns().split(" ");
+        assertThat(result.pgCeilingMsgsPerS()).isCloseTo(
                 Math.max(Double.parseDouble(runs[0]), Double.parseDouble(runs[1])), within(1.0));
-        assertThat(number(result, "ratio_to_ceiling")).isPositive();
-        assertThat(number(result, "lost")).isZero();
-        assertThat(number(result, "duplicates")).isZero();
+        assertThat(result.ratioToCeiling()).isPositive();
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
     }
 
     @Test
     void quickDrainWithAPoisonTopicAndAFailingKeyReportsEachRateBesideItsCleanOne() throws Exception {
-        String result = RelayBenchmark.drain(env, BenchOptions.parse(new String[] {"drain", "--quick", "--n", "1280",
-                "--baseline", "false", "--poison-topic", "--failing-key"}));
+        RelayDrain result = (RelayDrain) run("drain", "--quick", "--n", "1280", "--baseline", "false",
+                "--poison-topic", "--failing-key");
 
-        assertThat(result).contains("\"name\":\"relay-drain\"", "\"n\":1280");
-        assertThat(number(result, "msgs_per_s")).isPositive();
-        assertThat(number(result, "poison_msgs_per_s")).isPositive();
-        assertThat(number(result, "ratio_to_clean")).isPositive();
-        assertThat(number(result, "failing_key_msgs_per_s")).isPositive();
-        assertThat(number(result, "failing_key_clean_msgs_per_s")).isPositive();
-        assertThat(number(result, "failing_key_ratio_to_clean")).isPositive();
-        assertThat(number(result, "lost")).as("every timed row of every drain reached Kafka").isZero();
-        assertThat(number(result, "duplicates")).isZero();
+        assertThat(result.n()).isEqualTo(1280);
+        assertThat(result.msgsPerS()).isPositive();
+        assertThat(result.isolation().poisonMsgsPerS()).isPositive();
+        assertThat(result.isolation().ratioToClean()).isPositive();
+        assertThat(result.isolation().failingKeyMsgsPerS()).isPositive();
+        assertThat(result.isolation().failingKeyCleanMsgsPerS()).isPositive();
+        assertThat(result.isolation().failingKeyRatioToClean()).isPositive();
+        assertThat(result.line()).contains("\"poison_msgs_per_s\":", "\"failing_key_ratio_to_clean\":");
+        assertThat(result.lost()).as("every timed row of every drain reached Kafka").isZero();
+        assertThat(result.duplicates()).isZero();
     }
 
     @Test
     void quickLatencyReportsPercentilesAndLosesNothing() throws Exception {
-        String result = RelayBenchmark.latency(env, BenchOptions.parse(
-                new String[] {"latency", "--quick", "--rate", "100", "--duration-s", "3"}));
+        RelayLatency result = (RelayLatency) run("latency", "--quick", "--rate", "100", "--duration-s", "3");
 
-        assertThat(result).contains("\"name\":\"relay-latency\"", "\"pg_fsync\":true");
-        assertThat(number(result, "offered_per_s")).isPositive();
-        assertThat(number(result, "p99_ms")).isGreaterThanOrEqualTo(number(result, "p50_ms"));
-        assertThat(number(result, "max_ms")).isGreaterThanOrEqualTo(number(result, "p99_ms"));
-        assertThat(number(result, "lost")).isZero();
+        assertThat(result.line()).startsWith("RESULT {\"name\":\"relay-latency\",\"pg_fsync\":true,");
+        assertThat(result.offeredPerS()).isPositive();
+        assertThat(result.n()).isEqualTo(300);
+        assertThat(result.p99Ms()).isGreaterThanOrEqualTo(result.p50Ms());
+        assertThat(result.maxMs()).isGreaterThanOrEqualTo(result.p99Ms());
+        assertThat(result.lost()).isZero();
     }
 
     @Test
     void quickReferenceLatencyRunsTheReferenceRelayInItsOwnJvmAndLosesNothing() throws Exception {
-        String result = ReferenceLatency.run(env, BenchOptions.parse(
-                new String[] {"reference-latency", "--quick", "--rate", "100", "--duration-s", "3"}));
+        RelayLatency result = (RelayLatency) run("reference-latency", "--quick", "--rate", "100", "--duration-s",
+                "3");
 
-        assertThat(result).contains("\"name\":\"relay-latency\"", "\"relay\":\"reference\"",
+        assertThat(result.line()).contains("\"name\":\"relay-latency\"", "\"relay\":\"reference\"",
                 "\"reference_loops\":1", "\"pg_fsync\":true");
-        assertThat(number(result, "n")).isEqualTo(300.0);
-        assertThat(number(result, "p99_ms")).isGreaterThanOrEqualTo(number(result, "p50_ms"));
-        assertThat(number(result, "lost")).isZero();
-        assertThat(number(result, "duplicates")).isZero();
+        assertThat(result.n()).isEqualTo(300);
+        assertThat(result.p99Ms()).isGreaterThanOrEqualTo(result.p50Ms());
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
     }
 
     @Test
     void quickInboxWebhookDrainCountsEffectsAtTheReceiverAndLosesNothing() throws Exception {
-        String result = InboxBenchmark.run(env, BenchOptions.parse(
-                new String[] {"inbox", "--quick", "--n", "1000", "--handler", "webhook", "--fail-every", "10"}));
+        InboxDrain result = (InboxDrain) run("inbox", "--quick", "--n", "1000", "--handler", "webhook",
+                "--fail-every", "10");
 
-        assertThat(result).contains("\"name\":\"inbox-drain\"", "\"pg_fsync\":true", "\"handler\":\"webhook\"");
-        assertThat(number(result, "msgs_per_s")).isPositive();
-        assertThat(number(result, "receiver_ceiling_per_s")).isPositive();
-        assertThat(number(result, "lost")).isZero();
-        assertThat(number(result, "duplicates")).isZero();
+        assertThat(result.line()).contains("\"name\":\"inbox-drain\"", "\"pg_fsync\":true",
+                "\"handler\":\"webhook\"", "\"keys\":64");
+        assertThat(result.n()).isEqualTo(1000);
+        assertThat(result.msgsPerS()).isPositive();
+        assertThat(result.receiverCeilingPerS()).isPositive();
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
     }
 
     @Test
     void quickInboxSqlDrainHasOneEffectRowPerMessage() throws Exception {
-        String result = InboxBenchmark.run(env, BenchOptions.parse(
-                new String[] {"inbox", "--quick", "--n", "1000", "--handler", "sql"}));
+        InboxDrain result = (InboxDrain) run("inbox", "--quick", "--n", "1000", "--handler", "sql");
 
-        assertThat(result).contains("\"name\":\"inbox-drain\"", "\"handler\":\"sql\"");
-        assertThat(number(result, "msgs_per_s")).isPositive();
-        assertThat(number(result, "receiver_ceiling_per_s")).isPositive();
-        assertThat(number(result, "lost")).isZero();
-        assertThat(number(result, "duplicates")).isZero();
+        assertThat(result.handler()).isEqualTo("sql");
+        assertThat(result.n()).isEqualTo(1000);
+        assertThat(result.msgsPerS()).isPositive();
+        assertThat(result.receiverCeilingPerS()).isPositive();
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
     }
 
     @Test
     void quickInboxPerKeyDrainBesideAFailingKeyIsTimedOnTheOtherKeysAgainstAReference() throws Exception {
-        String result = InboxBenchmark.run(env, BenchOptions.parse(new String[] {"inbox", "--quick", "--n", "1000",
-                "--handler", "webhook", "--ordering", "per-key", "--failing-key", "true"}));
+        InboxDrain result = (InboxDrain) run("inbox", "--quick", "--n", "1000", "--handler", "webhook",
+                "--ordering", "per-key", "--failing-key", "true");
 
-        assertThat(result).contains("\"name\":\"inbox-drain\"", "\"ordering\":\"per-key\"", "\"failing_key\":true");
-        assertThat(number(result, "n")).isLessThan(1000).isGreaterThan(900); // key-0's records are not measured
-        assertThat(number(result, "reference_msgs_per_s")).isPositive();
-        assertThat(number(result, "ratio_to_unfailed")).isPositive();
-        assertThat(number(result, "lost")).isZero();
-        assertThat(number(result, "duplicates")).isZero();
-    }
-
-    private static double number(String json, String field) {
-        Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.]+)").matcher(json);
-        assertThat(m.find()).as("field %s in %s", field, json).isTrue();
-        return Double.parseDouble(m.group(1));
+        assertThat(result.ordering()).isEqualTo("per-key");
+        assertThat(result.failingKey()).isTrue();
+        assertThat(result.n()).isLessThan(1000).isGreaterThan(900); // key-0's records are not measured
+        assertThat(result.failing().referenceMsgsPerS()).isPositive();
+        assertThat(result.failing().ratioToUnfailed()).isPositive();
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
     }
 }

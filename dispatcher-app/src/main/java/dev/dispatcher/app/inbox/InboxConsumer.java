@@ -18,7 +18,7 @@ import reactor.core.scheduler.Schedulers;
  * (a {@link ClaimLoop} running {@link RunHandlers}). Intake wakes the loop when it stored new rows; loops of other
  * instances find them by polling.
  */
-public final class InboxConsumer {
+final class InboxConsumer {
 
     private final InboxSettings settings;
     private final InboxStore.Consumer rows;

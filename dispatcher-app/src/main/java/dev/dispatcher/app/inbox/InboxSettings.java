@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * @param deadLetterTopic where a message the handler gives up on is also published before its row turns
  *     {@code DEAD_LETTERED}, or null (off)
  */
-public record InboxSettings(
+record InboxSettings(
         String consumer,
         LoopSettings loop,
         int concurrency,

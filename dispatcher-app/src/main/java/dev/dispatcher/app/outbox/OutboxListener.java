@@ -14,7 +14,7 @@ import reactor.util.retry.Retry;
  * session's connection dies (the database restarted, the backend was terminated), the listener reconnects with
  * backoff, without a restart.
  */
-public final class OutboxListener {
+final class OutboxListener {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxListener.class);
 

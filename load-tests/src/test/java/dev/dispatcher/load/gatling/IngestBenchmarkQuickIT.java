@@ -2,7 +2,7 @@ package dev.dispatcher.load.gatling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
+import dev.dispatcher.load.result.GatlingIngest;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,23 +14,31 @@ class IngestBenchmarkQuickIT {
 
     @Test
     void quickRunReportsEveryFieldAndLosesNothing() throws Exception {
-        Map<String, Object> result = IngestBenchmark.run(new String[] {"--quick", "--scenarios",
-                "single,batch,replay,health-flood", "--health-clients", "20"});
+        GatlingIngest result = IngestBenchmark.run(IngestOptions.parse("--quick", "--scenarios",
+                "single,batch,replay,health-flood", "--health-clients", "20"));
+        System.out.println(result.line());
 
-        assertThat(result).containsEntry("name", "gatling-ingest").containsEntry("pg_fsync", true)
-                .containsEntry("service", "java -jar (own JVM)").containsKeys("p99_ms", "ratio_to_ceiling",
-                        "batch_msgs_per_s", "replay_req_per_s", "keys", "payload_bytes", "brokers", "ordering");
-        assertThat((double) result.get("req_per_s")).isPositive();
-        assertThat((double) result.get("batch_msgs_per_s")).isPositive();
-        assertThat((double) result.get("replay_req_per_s")).isPositive();
-        assertThat((double) result.get("pg_insert_ceiling_per_s")).isPositive();
-        assertThat(result).containsEntry("failed", 0L).containsEntry("lost", 0L).containsEntry("duplicates", 0L)
-                .containsEntry("unanswered", 0L);
+        assertThat(result.line()).startsWith("RESULT {\"name\":\"gatling-ingest\",").contains("\"pg_fsync\":true",
+                "\"service\":\"java -jar (own JVM)\"", "\"p99_ms\":", "\"ratio_to_ceiling\":",
+                "\"batch_msgs_per_s\":", "\"replay_req_per_s\":", "\"keys\":", "\"payload_bytes\":", "\"brokers\":",
+                "\"ordering\":");
+        assertThat(result.reqPerS()).isPositive();
+        assertThat(result.scenarios()).extracting(GatlingIngest.Scenario::name)
+                .containsExactly("single", "batch", "replay", "health_flood");
+        assertThat(result.scenarios().get(1).msgsPerS()).as("batch").isPositive();
+        assertThat(result.scenarios().get(2).reqPerS()).as("replay").isPositive();
+        assertThat(result.pgInsertCeilingPerS()).isPositive();
+        assertThat(result.failed()).isZero();
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
+        assertThat(result.unanswered()).isZero();
         // the health flood's smoke run: its figures are there, no ingest answer was a 503 (the ratio itself is
         // measured on a quiet machine)
-        assertThat(result).containsEntry("health_clients", 20).containsEntry("health_flood_503", 0L)
-                .containsEntry("health_flood_failed", 0L);
-        assertThat((double) result.get("health_flood_ratio")).isPositive();
-        assertThat((double) result.get("health_calls_per_s")).isPositive();
+        assertThat(result.healthFlood().healthClients()).isEqualTo(20);
+        assertThat(result.healthFlood().healthAddresses()).isEqualTo(IngestOptions.DEFAULT_HEALTH_ADDRESSES);
+        assertThat(result.healthFlood().healthFlood503()).isZero();
+        assertThat(result.healthFlood().healthFloodFailed()).isZero();
+        assertThat(result.healthFlood().healthFloodRatio()).isPositive();
+        assertThat(result.healthFlood().healthCallsPerS()).isPositive();
     }
 }

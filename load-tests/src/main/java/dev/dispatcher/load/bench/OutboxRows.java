@@ -1,0 +1,179 @@
+package dev.dispatcher.load.bench;
+
+import dev.dispatcher.sql.LeasedTableSql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The harness's own statements on a service's {@code outbox_message}: seeding backlogs, reading the ids and states
+ * of rows, and waiting for the live rows to be gone. Each runs on a connection of its own, never the service's.
+ */
+public final class OutboxRows {
+
+    /**
+     * Live rows, as the service's own backlog statements select them: {@code seq > 0} matches the predicate of the
+     * partial index of live rows ({@code outbox_message_live_seq_idx}), so PostgreSQL reads that index instead of
+     * the whole table.
+     */
+    private static final String LIVE_ROWS =
+            "FROM outbox_message WHERE status IN " + LeasedTableSql.LIVE + " AND seq > 0";
+
+    private final BenchEnvironment env;
+
+    public OutboxRows(BenchEnvironment env) {
+        this.env = env;
+    }
+
+    /**
+     * Inserts {@code n} rows of {@code topic} with one {@code INSERT ... SELECT}, the key of generated row {@code g}
+     * being {@code keyExpression}, then analyses the table and checkpoints: every timed phase starts right after
+     * its seeding, from a fresh checkpoint (a timed checkpoint in one phase only would bias a comparison).
+     */
+    public void insert(String schema, String topic, String keyExpression, int payloadBytes, int n)
+            throws SQLException {
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+            s.execute("""
+                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                    SELECT '%s', %s, 'BenchEvent', convert_to(repeat('x', %d), 'UTF8')
+                      FROM generate_series(1, %d) g
+                    """.formatted(topic, keyExpression, payloadBytes, n));
+            s.execute("ANALYZE outbox_message");
+            s.execute("CHECKPOINT");
+        }
+    }
+
+    /**
+     * Inserts the {@code --poison-topic} row: key {@code poison} (a key of its own, so no other row waits behind
+     * it), for {@code missingTopic}, which nobody creates; returns its id.
+     */
+    public String insertPoison(String schema, String missingTopic) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                VALUES (?, 'poison', 'BenchEvent', convert_to('{}', 'UTF8')) RETURNING id::text""")) {
+            s.setString(1, missingTopic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getString(1);
+            }
+        }
+    }
+
+    /** The ids of every row of {@code topic}. */
+    public Set<String> ids(String schema, String topic) throws SQLException {
+        return ids(schema, topic, null);
+    }
+
+    /** The ids of the rows of {@code topic} but those of key {@code keyNot} (null: none left out). */
+    public Set<String> ids(String schema, String topic, String keyNot) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT id::text FROM outbox_message WHERE topic = ? AND message_key IS DISTINCT FROM ?""")) {
+            s.setString(1, topic);
+            s.setString(2, keyNot);
+            Set<String> ids = new HashSet<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    ids.add(r.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+
+    /** A row's status, attempts and last error, for the harness's output. */
+    public String describe(String schema, String id) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement(
+                "SELECT status, attempts, last_error FROM outbox_message WHERE id = ?::uuid")) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? r.getString(1) + ", attempts " + r.getInt(2) + ", last error: " + r.getString(3)
+                        : "absent";
+            }
+        }
+    }
+
+    /** Live rows now, or -1 when the database did not answer (progress lines only). */
+    public long backlog(String schema) {
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT count(*) " + LIVE_ROWS)) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Waits until {@code schema}'s outbox has no live row, or {@code timeout} passes; returns whether it emptied.
+     * One connection and an {@code EXISTS} probe on the live index every {@code pollEvery}, printing {@code
+     * progress} every few seconds. For the harness's main thread only.
+     */
+    public boolean awaitNoBacklog(String schema, Duration pollEvery, Duration timeout, Progress progress)
+            throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection c = env.jdbc(schema); PreparedStatement exists = c.prepareStatement(
+                "SELECT EXISTS (SELECT 1 " + LIVE_ROWS + ")")) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet r = exists.executeQuery()) {
+                    r.next();
+                    if (!r.getBoolean(1)) {
+                        return true;
+                    }
+                }
+                progress.maybePrint(() -> "backlog " + backlog(schema));
+                Thread.sleep(pollEvery.toMillis()); // a harness main thread: waiting is its job
+            }
+            return false;
+        }
+    }
+
+    /**
+     * {@code VACUUM (ANALYZE)} of the outbox, as autovacuum does for a service in steady operation: until a vacuum
+     * removes a drained backlog's entries from the live partial indexes, every per-key claim steps over them.
+     */
+    public void vacuum(String schema) throws SQLException {
+        long start = System.nanoTime();
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+            s.execute("VACUUM (ANALYZE) outbox_message");
+        }
+        System.out.printf(java.util.Locale.ROOT, "VACUUM (ANALYZE) outbox_message in %.1f s%n",
+                (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * {@code topic}'s deliveries by the rows' own times: {@code rate}, delivered rows a second from the first claim
+     * ({@code last_attempt_at}) to the last delivery ({@code delivered_at}); {@code eachSecond}, the rows delivered
+     * in each second after the first claim, to tell a slow start or tail from a slow steady state; {@code window},
+     * that span in UTC wall-clock time, to match against {@code pidstat} or PostgreSQL's log.
+     */
+    public record Deliveries(double rate, String eachSecond, String window) {
+    }
+
+    public Deliveries deliveries(String schema, String topic) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                WITH d AS (SELECT delivered_at, last_attempt_at FROM outbox_message
+                            WHERE topic = ? AND status = 'DELIVERED'),
+                     f AS (SELECT count(*) AS n, min(last_attempt_at) AS first_claim, max(delivered_at) AS last_delivery
+                             FROM d)
+                SELECT f.n / greatest(extract(epoch FROM f.last_delivery - f.first_claim), 0.001),
+                       (SELECT string_agg(n::text, ' ' ORDER BY second)
+                          FROM (SELECT floor(extract(epoch FROM d.delivered_at - f.first_claim))::int AS second,
+                                       count(*) AS n
+                                  FROM d GROUP BY 1) per_second),
+                       to_char(f.first_claim AT TIME ZONE 'UTC', 'HH24:MI:SS.MS') || ' to '
+                           || to_char(f.last_delivery AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+                  FROM f
+                """)) {
+            s.setString(1, topic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return new Deliveries(r.getDouble(1), r.getString(2), r.getString(3));
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.dispatcher.load.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+
+/**
+ * RESULT {@code relay-drain}: N rows drained, the rate against the fixed PostgreSQL-only reference ceiling of the same
+ * run, lost and duplicate rows counted on Kafka. Three shapes share it: the in-process drain ({@link #inProcess}), the
+ * service jar's ({@link #serviceJar}) and a scale curve ({@link #curve}); a field a shape does not have is absent.
+ *
+ * @param common the fields every relay RESULT has
+ * @param n rows timed
+ * @param instances relay instances (services) that drained them
+ * @param msgsPerS rows a second confirmed on Kafka
+ * @param endToEndMsgsPerS service jar: rows a second from before the seeding until the consumer saw all
+ * @param baselineMsgsPerS the naive relay's rate in the same run (0: not run)
+ * @param baselineN in-process: rows the naive relay drained
+ * @param pgCeilingMsgsPerS the reference ceiling (the higher of two runs where {@code pgCeilingRuns} is given)
+ * @param pgCeilingRuns both reference runs, before and after the drain
+ * @param ratioToBaseline in-process: {@code msgsPerS} over the baseline's
+ * @param ratioToCeiling {@code msgsPerS} over the ceiling
+ * @param serviceCompilingShare service jar: its compilation time over the measured drain's wall time
+ * @param curve scale: each step's instances and rate, {@code "1:41343 2:38430"}
+ * @param appliedDeliverSums scale: each step's Applied Deliver transitions summed over the instances (must be N)
+ * @param lost rows never seen on Kafka, over every drain of the run
+ * @param duplicates rows seen more than once, over every drain of the run
+ * @param isolation the isolation drains' figures, when they ran
+ * @param settings in-process: the relay's settings
+ * @param serviceJar blackbox-scale: true
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, double msgsPerS,
+        Double endToEndMsgsPerS, double baselineMsgsPerS, Integer baselineN, double pgCeilingMsgsPerS,
+        String pgCeilingRuns, Double ratioToBaseline, double ratioToCeiling, Double serviceCompilingShare,
+        String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
+        @JsonUnwrapped Settings settings, Boolean serviceJar) implements BenchResult {
+
+    public static final String NAME = "relay-drain";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * The isolation drains' figures; each pair present when its drain ran.
+     *
+     * @param poisonMsgsPerS the rate with a missing topic's row first among the rows
+     * @param ratioToClean over the clean drain's
+     * @param failingKeyMsgsPerS the other 63 keys' rate beside a key that fails every attempt
+     * @param failingKeyCleanMsgsPerS the same 63 keys' rows drained alone
+     * @param failingKeyRatioToClean the one over the other
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Isolation(Double poisonMsgsPerS, Double ratioToClean, Double failingKeyMsgsPerS,
+            Double failingKeyCleanMsgsPerS, Double failingKeyRatioToClean) {
+
+        /** No isolation drain ran. */
+        public static final Isolation NONE = new Isolation(null, null, null, null, null);
+    }
+
+    /** The in-process relay's settings. */
+    public record Settings(int batchSize, int publishConcurrency, int maxInFlightBatches) {
+    }
+
+    /** The in-process drain of {@code drain} mode. */
+    public static RelayDrain inProcess(Common common, int n, double msgsPerS, double baselineMsgsPerS, int baselineN,
+            double pgCeilingMsgsPerS, String pgCeilingRuns, double ratioToBaseline, double ratioToCeiling, long lost,
+            long duplicates, Isolation isolation, Settings settings) {
+        return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
+                pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
+                settings, null);
+    }
+
+    /** The service jar's drain of {@code blackbox} mode (no baseline: 0). */
+    public static RelayDrain serviceJar(Common common, int n, double msgsPerS, double endToEndMsgsPerS,
+            double pgCeilingMsgsPerS, String pgCeilingRuns, double ratioToCeiling, double serviceCompilingShare,
+            long lost, long duplicates, Isolation isolation) {
+        return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
+                null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, null, null);
+    }
+
+    /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
+    public static RelayDrain curve(Common common, int n, int instances, double msgsPerS, double pgCeilingMsgsPerS,
+            double ratioToCeiling, String curve, String appliedDeliverSums, long lost, long duplicates,
+            Boolean serviceJar) {
+        return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
+                ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, null, serviceJar);
+    }
+}

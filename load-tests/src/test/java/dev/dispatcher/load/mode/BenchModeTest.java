@@ -1,0 +1,152 @@
+package dev.dispatcher.load.mode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.dispatcher.app.config.InboxProperties;
+import dev.dispatcher.app.config.RelayProperties;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchModeTest {
+
+    @Test
+    void theReadmesDrainCommandTakesTheDocumentedDefaults() {
+        Drain drain = (Drain) BenchMode.parse("drain", "--n", "100000", "--keys", "64", "--ordering", "per-key");
+
+        assertThat(drain.backlog()).isEqualTo(new Backlog(100_000, new Keys.Spread(64), 256));
+        assertThat(drain.ordering()).isEqualTo(Ordering.PER_KEY);
+        assertThat(drain.warmup()).as("rows of one warm-up round").isEqualTo(Drain.DEFAULT_WARMUP).isEqualTo(20_000);
+        assertThat(drain.tuning()).isEqualTo(new RelayTuning(RelayProperties.DEFAULT_BATCH_SIZE,
+                RelayProperties.DEFAULT_MAX_IN_FLIGHT_BATCHES, RelayProperties.DEFAULT_PUBLISH_CONCURRENCY,
+                RelayProperties.DEFAULT_CLAIM_LINGER));
+        assertThat(drain.baseline()).isTrue();
+        assertThat(drain.poisonTopic()).isFalse();
+        assertThat(drain.failingKey()).isFalse();
+        assertThat(drain.servers()).isEqualTo(Servers.EMBEDDED);
+    }
+
+    @Test
+    void quickModeShrinksTheRunAndDropsTheWarmUp() {
+        Drain drain = (Drain) BenchMode.parse("drain", "--quick");
+        Latency latency = (Latency) BenchMode.parse("latency", "--quick");
+        LargeDrain large = (LargeDrain) BenchMode.parse("large-drain", "--quick");
+
+        assertThat(drain.backlog().n()).isEqualTo(Drain.QUICK_N);
+        assertThat(drain.warmup()).isZero();
+        assertThat(latency.rate()).isEqualTo(Latency.QUICK_RATE);
+        assertThat(latency.duration()).isEqualTo(Latency.QUICK_DURATION);
+        assertThat(large.backlog()).isEqualTo(new Backlog(LargeDrain.QUICK_N, new Keys.Spread(64),
+                LargeDrain.DEFAULT_PAYLOAD_BYTES));
+    }
+
+    @Test
+    void eachModeHasItsOwnDefaults() {
+        Inbox inbox = (Inbox) BenchMode.parse("inbox");
+        BlackBox blackbox = (BlackBox) BenchMode.parse("blackbox");
+        Overload overload = (Overload) BenchMode.parse("overload");
+
+        assertThat(inbox.n()).isEqualTo(Inbox.DEFAULT_N);
+        assertThat(inbox.ordering()).as("a consumer's default").isEqualTo(Ordering.NONE);
+        assertThat(inbox.concurrency()).isEqualTo(InboxProperties.Consumer.DEFAULT_CONCURRENCY);
+        assertThat(inbox.warmup()).isEqualTo(Inbox.DEFAULT_WARMUP);
+        assertThat(blackbox.warmup()).isEqualTo(BlackBox.DEFAULT_WARMUP).isEqualTo(100_000);
+        assertThat(overload.requests()).isEqualTo(300);
+        assertThat(overload.payloadBytes()).isEqualTo(1024 * 1024);
+    }
+
+    @Test
+    void flagsTakeAnOptionalTrueOrFalse() {
+        Drain off = (Drain) BenchMode.parse("drain", "--baseline", "false", "--poison-topic", "--failing-key", "true");
+        Inbox inbox = (Inbox) BenchMode.parse("inbox", "--poison-key", "true", "--n", "1000");
+
+        assertThat(off.baseline()).isFalse();
+        assertThat(off.poisonTopic()).isTrue();
+        assertThat(off.failingKey()).isTrue();
+        assertThat(inbox.poisonKey()).isTrue();
+        assertThat(inbox.n()).isEqualTo(1000);
+    }
+
+    @Test
+    void serviceArgsAreSplitIntoTheServicesCommandLine() {
+        BlackBox blackbox = (BlackBox) BenchMode.parse("blackbox", "--service-args",
+                "--dispatcher.relay.batch-size=500 --dispatcher.relay.claim-linger=20ms");
+
+        assertThat(blackbox.serviceArgs()).containsExactly("--dispatcher.relay.batch-size=500",
+                "--dispatcher.relay.claim-linger=20ms");
+    }
+
+    @Test
+    void anOptionTheModeDoesNotTakeIsRefusedNamingItAndTheModesOptions() {
+        assertThatThrownBy(() -> BenchMode.parse("blackbox", "--batch-size", "500"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("blackbox does not take --batch-size; its options: --quick --n --keys");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--rate", "100"))
+                .hasMessageStartingWith("drain does not take --rate");
+    }
+
+    @Test
+    void aBadValueIsRefusedNamingTheOptionAndTheValue() {
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--n", "0"))
+                .hasMessage("--n must be a whole number between 1 and 100000000, but was '0'");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--batch-size", "lots"))
+                .hasMessage("--batch-size must be a whole number between 1 and 10000, but was 'lots'");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--keys", "many"))
+                .hasMessage("--keys must be a number of keys, hot or none, but was 'many'");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--ordering", "perkey"))
+                .hasMessage("--ordering must be per-key or none, but was 'perkey'");
+        assertThatThrownBy(() -> BenchMode.parse("latency", "--duration-s", "0"))
+                .hasMessage("--duration-s must be a whole number between 1 and 86400 s, but was '0'");
+        assertThatThrownBy(() -> BenchMode.parse("inbox", "--handler", "kafka"))
+                .hasMessage("--handler must be webhook or sql, but was 'kafka'");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--pg-url", "postgres://db"))
+                .hasMessageStartingWith("--pg-url must be jdbc:postgresql://");
+    }
+
+    @Test
+    void malformedCommandLinesAreRefused() {
+        assertThatThrownBy(BenchMode::parse).hasMessageStartingWith("no mode given; modes: drain|latency|sweep");
+        assertThatThrownBy(() -> BenchMode.parse("drian")).hasMessageStartingWith("unknown mode 'drian'");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--n")).hasMessage("--n needs a value");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "100")).hasMessageContaining("got '100'");
+        assertThatThrownBy(() -> BenchMode.parse("drain", "--n", "1", "--n", "2")).hasMessage("--n is given twice");
+    }
+
+    @Test
+    void overloadNeedsTheEmbeddedDatabase() {
+        assertThatThrownBy(() -> BenchMode.parse("overload", "--pg-url", "jdbc:postgresql://db:5432/app"))
+                .hasMessageContaining("needs the embedded server");
+    }
+
+    @Test
+    void keysAndOrderingReadAsTheRunReportsThem() {
+        Drain hot = (Drain) BenchMode.parse("drain", "--keys", "hot", "--ordering", "none");
+        Drain none = (Drain) BenchMode.parse("drain", "--keys", "0");
+
+        assertThat(hot.backlog().keys().text()).isEqualTo("hot");
+        assertThat(hot.backlog().keys().sqlExpression()).contains("'hot'");
+        assertThat(hot.ordering().text()).isEqualTo("none");
+        assertThat(none.backlog().keys()).isEqualTo(new Keys.None("0"));
+        assertThat(none.backlog().keys().sqlExpression()).isEqualTo("NULL");
+    }
+
+    @Test
+    void theSweepsGridIsSmallForSmallRuns() {
+        Sweep small = (Sweep) BenchMode.parse("sweep", "--n", "5000");
+        Sweep large = (Sweep) BenchMode.parse("sweep", "--n", "20000", "--claim-linger-ms", "20");
+
+        assertThat(small.cells()).hasSize(4).first().isEqualTo(new Sweep.Cell(100, 64, 2));
+        assertThat(large.cells()).hasSize(18).contains(new Sweep.Cell(1000, 64, 8));
+        assertThat(large.claimLinger()).isEqualTo(Duration.ofMillis(20));
+    }
+
+    @Test
+    void everyModeNameParses() {
+        for (String name : BenchMode.NAMES) {
+            assertThat(BenchMode.parse(name).name()).isEqualTo(name);
+        }
+        assertThat(BenchMode.NAMES).hasSize(11).doesNotHaveDuplicates();
+        assertThat(List.copyOf(BenchMode.NAMES)).contains("blackbox-scale", "reference-latency", "large-drain");
+    }
+}

@@ -62,6 +62,7 @@ final class FreshStartDrain implements AutoCloseable {
      */
     Result await(ServiceProcess service, List<String> jvmOptions) throws Exception {
         double startup = (System.nanoTime() - launchedNanos) / 1e9;
+        double startupCpu = service.cpu().toNanos() / 1e9;
         OutboxRows outbox = new OutboxRows(env);
         boolean all = confirmed.awaitDistinct(n, Duration.ofMinutes(10), Progress.of("fresh start"),
                 () -> outbox.backlog(schema));
@@ -69,12 +70,13 @@ final class FreshStartDrain implements AutoCloseable {
         OutboxRows.Deliveries deliveries = outbox.deliveries(schema, topic);
         long lost = confirmed.lost(outbox.ids(schema, topic));
         System.out.println("fresh start: delivered per second from the launch: " + ramp.eachSecond());
-        System.out.printf(Locale.ROOT, "fresh start: healthy %.1f s after the launch; %.0f msgs/s first claim to last"
-                + " delivery (%s UTC), steady %.0f msgs/s, 0.8 of it first reached %d s after the launch (%s)%n",
-                startup, deliveries.rate(), deliveries.window(), ramp.steadyPerS(), ramp.timeTo80pctS(),
-                all ? "all confirmed" : "NOT all confirmed");
-        return new Result(new FreshStart(n, Round.one(startup), ramp.timeTo80pctS(), Round.one(deliveries.rate()),
-                Round.one(ramp.steadyPerS()), String.join(" ", jvmOptions)), lost, confirmed.duplicates());
+        System.out.printf(Locale.ROOT, "fresh start: healthy %.1f s after the launch (%.1f s of CPU); %.0f msgs/s first"
+                + " claim to last delivery (%s UTC), steady %.0f msgs/s, 0.8 of it first reached %d s after the launch"
+                + " (%s)%n", startup, startupCpu, deliveries.rate(), deliveries.window(), ramp.steadyPerS(),
+                ramp.timeTo80pctS(), all ? "all confirmed" : "NOT all confirmed");
+        return new Result(new FreshStart(n, Round.one(startup), Round.one(startupCpu), ramp.timeTo80pctS(),
+                Round.one(deliveries.rate()), Round.one(ramp.steadyPerS()), String.join(" ", jvmOptions)), lost,
+                confirmed.duplicates());
     }
 
     /** The fresh drain's figures, and its lost and duplicate rows on Kafka. */

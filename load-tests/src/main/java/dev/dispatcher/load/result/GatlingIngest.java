@@ -56,12 +56,15 @@ public record GatlingIngest(double reqPerS, long p99Ms, long failed, long lost, 
      * The first load after the launch of the service's JVM ({@code dev.dispatcher.load.bench.RampUp}).
      *
      * @param startupS seconds from the launch until {@code /actuator/health} answered {@code UP}
+     * @param startupCpuS CPU seconds the service's process used until then
+     * @param firstAnswerS the start of the first second with an answer, from the launch (the load generator starts
+     *     after the service is healthy)
      * @param timeTo80pctS seconds from the launch until the answers of one second first reached 0.8 of the steady
      *     rate
      * @param freshSteadyReqPerS the steady rate: the mean of the seconds in that load's last half
      * @param serviceJvmOptions the service's JVM options (an AOT cache, when it ran with one)
      */
-    public record FreshStart(double startupS, @JsonProperty("time_to_80pct_s") int timeTo80pctS,
+    public record FreshStart(double startupS, double startupCpuS, int firstAnswerS, @JsonProperty("time_to_80pct_s") int timeTo80pctS,
             double freshSteadyReqPerS, String serviceJvmOptions) {
     }
 

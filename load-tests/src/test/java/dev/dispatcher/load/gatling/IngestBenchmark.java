@@ -98,14 +98,19 @@ public final class IngestBenchmark {
                 String baseUrl = service.client().baseUrl();
                 System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s, log %s; PostgreSQL %s, Kafka %s%n",
                         service.pid(), baseUrl, service.log(), postgres, kafka);
-                double startup = (System.nanoTime() - launched) / 1e9;
-                return measure(o, env, service, access, schema, topic, warmupTopic, launched, startup);
+                Started started = new Started(launched, (System.nanoTime() - launched) / 1e9,
+                        service.cpu().toNanos() / 1e9);
+                return measure(o, env, service, access, schema, topic, warmupTopic, started);
             }
         }
     }
 
+    /** When the service's JVM was launched ({@code System.nanoTime()}), and the wall and CPU seconds until healthy. */
+    private record Started(long launchedNanos, double seconds, double cpuSeconds) {
+    }
+
     private static GatlingIngest measure(IngestOptions o, BenchEnvironment env, ServiceProcess service,
-            ServiceAccess access, String schema, String topic, String warmupTopic, long launched, double startup)
+            ServiceAccess access, String schema, String topic, String warmupTopic, Started started)
             throws Exception {
         String baseUrl = service.client().baseUrl();
         long warmupStarted = System.nanoTime();
@@ -135,10 +140,11 @@ public final class IngestBenchmark {
         }
 
         // the first load after the launch (the warm-up, or the first scenario without one): how soon it was at speed
-        RampUp ramp = RampUp.of(first.eachSecondSince(launched));
+        RampUp ramp = RampUp.of(first.eachSecondSince(started.launchedNanos()));
         System.out.println("fresh start: answers per second from the launch: " + ramp.eachSecond());
-        System.out.printf(Locale.ROOT, "fresh start: healthy %.1f s after the launch, load from %d s, steady %.0f"
-                + " requests/s, 0.8 of it first reached %d s after the launch%n", startup, ramp.firstWorkS(),
+        System.out.printf(Locale.ROOT, "fresh start: healthy %.1f s after the launch (%.1f s of CPU), load from %d s,"
+                + " steady %.0f requests/s, 0.8 of it first reached %d s after the launch%n", started.seconds(),
+                started.cpuSeconds(), ramp.firstWorkS(),
                 ramp.steadyPerS(), ramp.timeTo80pctS());
         Set<String> accepted = new HashSet<>();
         figures.values().forEach(f -> accepted.addAll(f.accepted));
@@ -171,8 +177,8 @@ public final class IngestBenchmark {
                 figures.values().stream().mapToLong(f -> f.failed.get()).sum(), check[0], check[1], check[2],
                 round(ceiling), Math.round(reqPerS / ceiling * 100) / 100.0, scenarios, healthFlood, o.concurrency(),
                 o.batchConcurrency(), IngestLoad.BATCH_SIZE, o.duration().toSeconds(), o.warmup().toSeconds(),
-                new GatlingIngest.FreshStart(round(startup), ramp.timeTo80pctS(), round(ramp.steadyPerS()),
-                        String.join(" ", o.serviceJvmOptions())),
+                new GatlingIngest.FreshStart(round(started.seconds()), round(started.cpuSeconds()), ramp.firstWorkS(),
+                        ramp.timeTo80pctS(), round(ramp.steadyPerS()), String.join(" ", o.serviceJvmOptions())),
                 "java -jar (own JVM)", env.fsync(), Common.BROKERS, "per-key", IngestLoad.KEYS,
                 IngestLoad.payloadBytes());
     }

@@ -7,7 +7,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -152,6 +155,43 @@ public final class OutboxRows {
      * that span in UTC wall-clock time, to match against {@code pidstat} or PostgreSQL's log.
      */
     public record Deliveries(double rate, String eachSecond, String window) {
+    }
+
+    /**
+     * PostgreSQL's clock now ({@code clock_timestamp()}): the origin of {@link #deliveredEachSecond}, read by the
+     * same clock that stamps {@code delivered_at}.
+     */
+    public OffsetDateTime databaseNow() throws SQLException {
+        try (Connection c = env.postgres().openConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT clock_timestamp()")) {
+            r.next();
+            return r.getObject(1, OffsetDateTime.class);
+        }
+    }
+
+    /**
+     * Rows of {@code topic} delivered in each second since {@code since}: element {@code i} counts the {@code
+     * delivered_at} in {@code [since + i s, since + i + 1 s)}, up to the last delivery ({@link RampUp}'s input).
+     */
+    public long[] deliveredEachSecond(String schema, String topic, OffsetDateTime since) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT floor(extract(epoch FROM delivered_at - ?))::int AS second, count(*)
+                  FROM outbox_message WHERE topic = ? AND status = 'DELIVERED'
+                 GROUP BY 1 ORDER BY 1""")) {
+            s.setObject(1, since);
+            s.setString(2, topic);
+            List<long[]> seconds = new ArrayList<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    seconds.add(new long[] {r.getInt(1), r.getLong(2)});
+                }
+            }
+            long[] counts = new long[seconds.isEmpty() ? 0 : (int) seconds.getLast()[0] + 1];
+            for (long[] second : seconds) {
+                counts[Math.max(0, (int) second[0])] += second[1]; // none precede the launch; clamp all the same
+            }
+            return counts;
+        }
     }
 
     public Deliveries deliveries(String schema, String topic) throws SQLException {

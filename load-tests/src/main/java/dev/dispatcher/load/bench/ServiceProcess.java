@@ -182,10 +182,15 @@ public final class ServiceProcess implements AutoCloseable {
         return process.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
     }
 
+    /**
+     * Stops the service gracefully and waits for its exit: up to 5 minutes, since a JVM started with {@code
+     * -XX:AOTCacheOutput} (a training run) writes its AOT cache on the way out, which takes a minute or more on a
+     * busy machine.
+     */
     @Override
     public void close() throws InterruptedException {
         process.destroy();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        if (!process.waitFor(5, TimeUnit.MINUTES)) {
             process.destroyForcibly().waitFor();
         }
     }

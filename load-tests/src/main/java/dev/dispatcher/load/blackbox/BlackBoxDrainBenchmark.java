@@ -26,7 +26,10 @@ import java.util.Locale;
  * {@code end_to_end_msgs_per_s} from before the pause until the harness's consumer has seen all N ids. The reference
  * ceiling runs before the service starts and after it stopped, the higher counting. With {@code --poison-topic} the
  * same service then drains N rows again, to a topic of their own, with one row for a topic that does not exist first
- * among them ({@code poison_msgs_per_s}, {@code ratio_to_clean}). RESULT {@code relay-drain}.
+ * among them ({@code poison_msgs_per_s}, {@code ratio_to_clean}). Before all that, with {@code --fresh-n} above 0,
+ * the service's JVM is launched on a standing backlog of that many rows ({@link FreshStartDrain}): {@code
+ * time_to_80pct_s}, {@code startup_s}, {@code fresh_msgs_per_s} and {@code fresh_steady_msgs_per_s} say how fast a
+ * new instance is from its first second. RESULT {@code relay-drain}.
  */
 public final class BlackBoxDrainBenchmark {
 
@@ -34,15 +37,21 @@ public final class BlackBoxDrainBenchmark {
     }
 
     /**
-     * A run's service schema, its measured topic (6 partitions, created), its warm-up topics' prefix and the {@code
-     * --poison-topic} drain's topic (created when that drain runs).
+     * A run's service schema, its measured topic (6 partitions, created), its warm-up topics' prefix, the {@code
+     * --poison-topic} drain's topic and the fresh start's (each created when its drain runs).
      */
-    record Topics(String schema, String measured, String warmUp, String poisoned) {
+    record Topics(String schema, String measured, String warmUp, String poisoned, String fresh) {
 
+        /** The service creates and migrates the schema when it starts. */
         static Topics create(BenchEnvironment env, String prefix) {
-            String schema = env.serviceSchema(prefix);
+            return create(env, prefix, false);
+        }
+
+        /** {@code migrated}: the schema is created and migrated now (a backlog waits before the launch). */
+        static Topics create(BenchEnvironment env, String prefix, boolean migrated) {
+            String schema = migrated ? env.schema(prefix) : env.serviceSchema(prefix);
             Topics topics = new Topics(schema, "bench-" + schema, "bench-" + schema + "-warm",
-                    "bench-" + schema + "-poisoned");
+                    "bench-" + schema + "-poisoned", "bench-" + schema + "-fresh");
             env.createTopic(topics.measured, 6);
             return topics;
         }
@@ -50,7 +59,7 @@ public final class BlackBoxDrainBenchmark {
 
     public static RelayDrain run(BenchEnvironment env, BlackBox b) throws Exception {
         OutboxRows outbox = new OutboxRows(env);
-        Topics topics = Topics.create(env, "blackbox");
+        Topics topics = Topics.create(env, "blackbox", b.freshN() > 0);
         String schema = topics.schema();
         int n = b.backlog().n();
         String keys = b.backlog().keys().sqlExpression();
@@ -63,8 +72,15 @@ public final class BlackBoxDrainBenchmark {
         long lost;
         long duplicates;
         RelayDrain.Isolation poison = RelayDrain.Isolation.NONE;
-        try (ServiceProcess service = Services.startJar(env, schema,
-                ServiceArguments.relay(b.ordering(), b.serviceArgs()), "blackbox-service")) {
+        FreshStartDrain.Result fresh = FreshStartDrain.Result.NONE;
+        List<String> jvmOptions = Services.jvmOptions("");
+        try (FreshStartDrain freshDrain = b.freshN() == 0 ? null
+                : FreshStartDrain.seed(env, schema, topics.fresh(), keys, payloadBytes, b.freshN());
+             ServiceProcess service = Services.start(env, new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar()),
+                     jvmOptions, schema, ServiceArguments.relay(b.ordering(), b.serviceArgs()), "blackbox-service")) {
+            if (freshDrain != null) {
+                fresh = freshDrain.await(service, jvmOptions);
+            }
             ServiceClient client = service.client();
             JitWarmUp.CompilationClock compilation = JitWarmUp.service(client);
             warm = warmUp(env, List.of(client), compilation, topics, keys, payloadBytes, b.warmup());
@@ -102,7 +118,7 @@ public final class BlackBoxDrainBenchmark {
         return RelayDrain.serviceJar(Common.of(env.fsync(), b.ordering().text(), b.backlog().keys().text(),
                         payloadBytes, warm.rows(), warm.rounds()), n, Round.one(byRows), Round.one(endToEnd),
                 Round.one(ceiling.higher()), ceiling.runs(), Round.two(byRows / ceiling.higher()), Round.two(compiling),
-                lost, duplicates, poison);
+                lost + fresh.lost(), duplicates + fresh.duplicates(), poison, fresh.figures());
     }
 
     /**

@@ -12,16 +12,19 @@ import java.util.List;
  * @param warmup {@code --warmup}: rows of one warm-up round (default {@value #DEFAULT_WARMUP}, none with {@code
  *     --quick}): a service jar's compiler settles only after rounds with the measured drain's standing backlog
  * @param poisonTopic {@code --poison-topic}: drain N rows again with one row for a missing topic first
+ * @param freshN {@code --fresh-n}: rows waiting when the service's JVM is launched, drained first and timed from the
+ *     launch for {@code time_to_80pct_s} (default {@value #DEFAULT_FRESH_N}, none with {@code --quick}; 0: none)
  * @param serviceArgs {@code --service-args "--name=value ..."}: more settings on the service's command line
  * @param servers the servers
  */
-public record BlackBox(Backlog backlog, Ordering ordering, int warmup, boolean poisonTopic, List<String> serviceArgs,
-        Servers servers) implements BenchMode {
+public record BlackBox(Backlog backlog, Ordering ordering, int warmup, boolean poisonTopic, int freshN,
+        List<String> serviceArgs, Servers servers) implements BenchMode {
 
     public static final String NAME = "blackbox";
     public static final int DEFAULT_N = 100_000;
     public static final int QUICK_N = 3_000;
     public static final int DEFAULT_WARMUP = 100_000;
+    public static final int DEFAULT_FRESH_N = 200_000;
 
     @Override
     public String name() {
@@ -32,6 +35,7 @@ public record BlackBox(Backlog backlog, Ordering ordering, int warmup, boolean p
         boolean quick = o.quick();
         return new BlackBox(Backlog.parse(o, quick ? QUICK_N : DEFAULT_N, Backlog.DEFAULT_PAYLOAD_BYTES),
                 Ordering.parse(o, Ordering.PER_KEY), o.integer("warmup", quick ? 0 : DEFAULT_WARMUP, 0, Backlog.MAX_N),
-                o.flag("poison-topic", false), o.serviceArgs(), Servers.parse(o));
+                o.flag("poison-topic", false), o.integer("fresh-n", quick ? 0 : DEFAULT_FRESH_N, 0, Backlog.MAX_N),
+                o.serviceArgs(), Servers.parse(o));
     }
 }

@@ -3,6 +3,7 @@ package dev.dispatcher.load.result;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  * @param batchSize messages per batch request
  * @param durationS seconds per scenario
  * @param warmupS seconds of warm-up
+ * @param freshStart how fast the fresh service answered its first load
  * @param service how the service ran
  * @param pgFsync whether PostgreSQL committed durably
  * @param brokers Kafka brokers
@@ -40,7 +42,7 @@ import tools.jackson.databind.node.ObjectNode;
 public record GatlingIngest(double reqPerS, long p99Ms, long failed, long lost, long duplicates, long unanswered,
         double pgInsertCeilingPerS, double ratioToCeiling, @JsonIgnore List<Scenario> scenarios,
         @JsonIgnore HealthFlood healthFlood, int concurrency, int batchConcurrency, int batchSize, long durationS,
-        long warmupS, String service, boolean pgFsync, int brokers, String ordering, int keys, int payloadBytes)
+        long warmupS, @JsonUnwrapped FreshStart freshStart, String service, boolean pgFsync, int brokers, String ordering, int keys, int payloadBytes)
         implements BenchResult {
 
     public static final String NAME = "gatling-ingest";
@@ -48,6 +50,22 @@ public record GatlingIngest(double reqPerS, long p99Ms, long failed, long lost, 
     @Override
     public String name() {
         return NAME;
+    }
+
+    /**
+     * The first load after the launch of the service's JVM ({@code dev.dispatcher.load.bench.RampUp}).
+     *
+     * @param startupS seconds from the launch until {@code /actuator/health} answered {@code UP}
+     * @param startupCpuS CPU seconds the service's process used until then
+     * @param firstAnswerS the start of the first second with an answer, from the launch (the load generator starts
+     *     after the service is healthy)
+     * @param timeTo80pctS seconds from the launch until the answers of one second first reached 0.8 of the steady
+     *     rate
+     * @param freshSteadyReqPerS the steady rate: the mean of the seconds in that load's last half
+     * @param serviceJvmOptions the service's JVM options (an AOT cache, when it ran with one)
+     */
+    public record FreshStart(double startupS, double startupCpuS, int firstAnswerS, @JsonProperty("time_to_80pct_s") int timeTo80pctS,
+            double freshSteadyReqPerS, String serviceJvmOptions) {
     }
 
     /** One scenario's figures; {@code name} prefixes its fields. */

@@ -25,6 +25,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param lost rows never seen on Kafka, over every drain of the run
  * @param duplicates rows seen more than once, over every drain of the run
  * @param isolation the isolation drains' figures, when they ran
+ * @param freshStart service jar: its first drain from the launch, when it ran ({@code time_to_80pct_s})
  * @param settings in-process: the relay's settings
  * @param serviceJar blackbox-scale: true
  */
@@ -33,7 +34,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         Double endToEndMsgsPerS, double baselineMsgsPerS, Integer baselineN, double pgCeilingMsgsPerS,
         String pgCeilingRuns, Double ratioToBaseline, double ratioToCeiling, Double serviceCompilingShare,
         String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
-        @JsonUnwrapped Settings settings, Boolean serviceJar) implements BenchResult {
+        @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar) implements BenchResult {
 
     public static final String NAME = "relay-drain";
 
@@ -69,15 +70,16 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long duplicates, Isolation isolation, Settings settings) {
         return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
                 pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
-                settings, null);
+                FreshStart.NONE, settings, null);
     }
 
-    /** The service jar's drain of {@code blackbox} mode (no baseline: 0). */
+    /** The service jar's drain of {@code blackbox} mode (no baseline: 0), with its fresh start when it ran. */
     public static RelayDrain serviceJar(Common common, int n, double msgsPerS, double endToEndMsgsPerS,
             double pgCeilingMsgsPerS, String pgCeilingRuns, double ratioToCeiling, double serviceCompilingShare,
-            long lost, long duplicates, Isolation isolation) {
+            long lost, long duplicates, Isolation isolation, FreshStart freshStart) {
         return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
-                null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, null, null);
+                null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, freshStart, null,
+                null);
     }
 
     /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
@@ -85,6 +87,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             double ratioToCeiling, String curve, String appliedDeliverSums, long lost, long duplicates,
             Boolean serviceJar) {
         return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
-                ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, null, serviceJar);
+                ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE, null,
+                serviceJar);
     }
 }

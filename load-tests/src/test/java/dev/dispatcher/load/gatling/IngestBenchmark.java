@@ -2,6 +2,7 @@ package dev.dispatcher.load.gatling;
 
 import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.BenchLog;
+import dev.dispatcher.load.bench.RampUp;
 import dev.dispatcher.load.bench.ServiceAccess;
 import dev.dispatcher.load.bench.ServiceProcess;
 import dev.dispatcher.load.result.Common;
@@ -39,6 +40,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *   <li>the Kafka check: once the outbox drained, every accepted id is looked for on the topic (lost) and
  *       counted (duplicates), from the records, never from the service's figures.</li>
  * </ol>
+ * The first load after the launch (the warm-up, or the first scenario when there is none) also says how fast the
+ * fresh service was: its answers in each second from the launch of the service's JVM ({@link RampUp}: {@code
+ * time_to_80pct_s}, {@code startup_s}, the steady rate of its last half).
  * The relay runs throughout. The last line is {@code RESULT} and the JSON object DESIGN.md fixes ({@link
  * GatlingIngest}).
  *
@@ -87,26 +91,36 @@ public final class IngestBenchmark {
             env.createTopic(warmupTopic, 6);
             env.createTopic(topic, 6);
             ServiceProcess.Launch jar = new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar());
+            long launched = System.nanoTime();
             try (ServiceProcess service = ServiceProcess.start(jar, o.serviceJvmOptions(),
                     ServiceAccess.serverArguments(postgres, kafka, schema), access,
                     BenchLog.serviceLog("ingest-service"))) {
                 String baseUrl = service.client().baseUrl();
                 System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s, log %s; PostgreSQL %s, Kafka %s%n",
                         service.pid(), baseUrl, service.log(), postgres, kafka);
-                return measure(o, env, service, access, schema, topic, warmupTopic);
+                Started started = new Started(launched, (System.nanoTime() - launched) / 1e9,
+                        service.cpu().toNanos() / 1e9);
+                return measure(o, env, service, access, schema, topic, warmupTopic, started);
             }
         }
     }
 
+    /** When the service's JVM was launched ({@code System.nanoTime()}), and the wall and CPU seconds until healthy. */
+    private record Started(long launchedNanos, double seconds, double cpuSeconds) {
+    }
+
     private static GatlingIngest measure(IngestOptions o, BenchEnvironment env, ServiceProcess service,
-            ServiceAccess access, String schema, String topic, String warmupTopic) throws Exception {
+            ServiceAccess access, String schema, String topic, String warmupTopic, Started started)
+            throws Exception {
         String baseUrl = service.client().baseUrl();
         long warmupStarted = System.nanoTime();
+        IngestLoad.Figures first = null;
         if (!o.warmup().isZero()) {
             // through Gatling itself, so the load generator's code is as warm as the service's
             IngestLoad.Figures w = gatling(new IngestLoad.Config(baseUrl, access.token(), IngestLoad.Scenario.WARMUP,
                     o.concurrency(), o.warmup(), List.of(), warmupTopic, 0, 1), service);
             System.out.println("warm-up (requests/s per 10 s):" + w.ratesPer(Duration.ofSeconds(10)));
+            first = w;
         }
         double ceiling = InsertCeiling.measure(env.postgres(), o.concurrency(), o.ceiling());
         System.out.printf(Locale.ROOT, "insert ceiling: %.0f one-row commits/s at %d connections%n", ceiling,
@@ -119,11 +133,19 @@ public final class IngestBenchmark {
             IngestLoad.Figures f = gatling(new IngestLoad.Config(baseUrl, access.token(), scenario, clients,
                     o.duration(), replayIds, topic, o.healthClients(), o.healthAddresses()), service);
             figures.put(scenario, f);
+            first = first == null ? f : first;
             if (scenario == IngestLoad.Scenario.SINGLE) {
                 replayIds = List.copyOf(f.accepted);
             }
         }
 
+        // the first load after the launch (the warm-up, or the first scenario without one): how soon it was at speed
+        RampUp ramp = RampUp.of(first.eachSecondSince(started.launchedNanos()));
+        System.out.println("fresh start: answers per second from the launch: " + ramp.eachSecond());
+        System.out.printf(Locale.ROOT, "fresh start: healthy %.1f s after the launch (%.1f s of CPU), load from %d s,"
+                + " steady %.0f requests/s, 0.8 of it first reached %d s after the launch%n", started.seconds(),
+                started.cpuSeconds(), ramp.firstWorkS(),
+                ramp.steadyPerS(), ramp.timeTo80pctS());
         Set<String> accepted = new HashSet<>();
         figures.values().forEach(f -> accepted.addAll(f.accepted));
         long[] check = kafkaCheck(env.postgres(), schema, env.kafka(), topic, accepted);
@@ -156,6 +178,8 @@ public final class IngestBenchmark {
                 figures.values().stream().mapToLong(f -> f.failed.get()).sum(), check[0], check[1], check[2],
                 round(ceiling), Math.round(reqPerS / ceiling * 100) / 100.0, scenarios, healthFlood, o.concurrency(),
                 o.batchConcurrency(), IngestLoad.BATCH_SIZE, o.duration().toSeconds(), o.warmup().toSeconds(),
+                new GatlingIngest.FreshStart(round(started.seconds()), round(started.cpuSeconds()), ramp.firstWorkS(),
+                        ramp.timeTo80pctS(), round(ramp.steadyPerS()), String.join(" ", o.serviceJvmOptions())),
                 "java -jar (own JVM)", env.fsync(), Common.BROKERS, "per-key", IngestLoad.KEYS,
                 IngestLoad.payloadBytes());
     }

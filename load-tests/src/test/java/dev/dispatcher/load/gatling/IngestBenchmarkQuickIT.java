@@ -23,6 +23,9 @@ class IngestBenchmarkQuickIT {
                 "\"batch_msgs_per_s\":", "\"replay_req_per_s\":", "\"keys\":", "\"payload_bytes\":", "\"brokers\":",
                 "\"ordering\":");
         assertThat(result.reqPerS()).isPositive();
+        // the first answers come after the service is healthy, and the time to speed counts from the launch
+        assertThat(result.freshStart().firstAnswerS()).isGreaterThanOrEqualTo((int) result.freshStart().startupS());
+        assertThat(result.freshStart().timeTo80pctS()).isGreaterThan(result.freshStart().firstAnswerS());
         assertThat(result.scenarios()).extracting(GatlingIngest.Scenario::name)
                 .containsExactly("single", "batch", "replay", "health_flood");
         assertThat(result.scenarios().get(1).msgsPerS()).as("batch").isPositive();

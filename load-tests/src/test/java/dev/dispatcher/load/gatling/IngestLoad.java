@@ -149,6 +149,15 @@ final class IngestLoad {
             return rates.toString();
         }
 
+        /** Answers in each second since {@code originNanos} (a {@code System.nanoTime()}), for {@code RampUp}. */
+        long[] eachSecondSince(long originNanos) {
+            long[] counts = new long[(int) ((lastNanos - originNanos) / 1_000_000_000L) + 1];
+            for (long at : answeredNanos) {
+                counts[(int) Math.max(0, (at - originNanos) / 1_000_000_000L)]++;
+            }
+            return counts;
+        }
+
         double seconds() {
             return Math.max(1e-9, (lastNanos - firstNanos.get()) / 1e9);
         }

@@ -44,7 +44,7 @@ class BenchResultTest {
     @Test
     void theServiceJarsDrainHasItsOwnFields() {
         RelayDrain drain = RelayDrain.serviceJar(COMMON, 300_000, 38877.0, 30000.0, 68616.0, "68616 60000", 0.57,
-                0.03, 0, 0, new RelayDrain.Isolation(37000.0, 0.95, null, null, null));
+                0.03, 0, 0, new RelayDrain.Isolation(37000.0, 0.95, null, null, null), FreshStart.NONE);
 
         assertThat(drain.line()).isEqualTo("RESULT {\"name\":\"relay-drain\",\"pg_fsync\":true,\"brokers\":1,"
                 + "\"ordering\":\"per-key\",\"keys\":\"64\",\"payload_bytes\":256,\"warmup_n\":400000,"
@@ -52,6 +52,17 @@ class BenchResultTest {
                 + "\"end_to_end_msgs_per_s\":30000.0,\"baseline_msgs_per_s\":0.0,\"pg_ceiling_msgs_per_s\":68616.0,"
                 + "\"pg_ceiling_runs\":\"68616 60000\",\"ratio_to_ceiling\":0.57,\"service_compiling_share\":0.03,"
                 + "\"lost\":0,\"duplicates\":0,\"poison_msgs_per_s\":37000.0,\"ratio_to_clean\":0.95}");
+    }
+
+    @Test
+    void theServiceJarsFreshStartFollowsItsOtherFields() {
+        RelayDrain drain = RelayDrain.serviceJar(COMMON, 300_000, 38877.0, 30000.0, 68616.0, "68616 60000", 0.57,
+                0.03, 0, 0, RelayDrain.Isolation.NONE,
+                new FreshStart(200_000, 6.4, 4.1, 9, 14000.0, 16000.0, "-XX:AOTCache=dispatcher.aot"));
+
+        assertThat(drain.line()).endsWith("\"lost\":0,\"duplicates\":0,\"fresh_n\":200000,\"startup_s\":6.4,"
+                + "\"startup_cpu_s\":4.1,\"time_to_80pct_s\":9,\"fresh_msgs_per_s\":14000.0,"
+                + "\"fresh_steady_msgs_per_s\":16000.0,\"service_jvm_options\":\"-XX:AOTCache=dispatcher.aot\"}");
     }
 
     @Test
@@ -140,6 +151,7 @@ class BenchResultTest {
                 new GatlingIngest.Scenario("single", 7006.0, 7006.0, 9, 0.9, 0.5, 0.6),
                 new GatlingIngest.Scenario("batch", 155.0, 15499.0, 120, 0.8, 0.2, 0.9)),
                 new GatlingIngest.HealthFlood(200, 1, 0.95, 0, 0, 30000.0), 32, 16, 100, 30, 120,
+                new GatlingIngest.FreshStart(6.4, 4.1, 8, 12, 3100.0, "-XX:AOTCache=dispatcher.aot"),
                 "java -jar (own JVM)", true, 1, "per-key", 64, 150);
 
         assertThat(ingest.line()).isEqualTo("RESULT {\"name\":\"gatling-ingest\",\"req_per_s\":7006.0,\"p99_ms\":9,"
@@ -153,7 +165,9 @@ class BenchResultTest {
                 + "\"health_calls_per_s\":30000.0,"
                 + "\"concurrency\":32,\"batch_concurrency\":16,\"batch_size\":100,\"duration_s\":30,"
                 + "\"warmup_s\":120,\"service\":\"java -jar (own JVM)\",\"pg_fsync\":true,\"brokers\":1,"
-                + "\"ordering\":\"per-key\",\"keys\":64,\"payload_bytes\":150}");
+                + "\"ordering\":\"per-key\",\"keys\":64,\"payload_bytes\":150,\"startup_s\":6.4,\"startup_cpu_s\":4.1,"
+                + "\"first_answer_s\":8,\"time_to_80pct_s\":12,"
+                + "\"fresh_steady_req_per_s\":3100.0,\"service_jvm_options\":\"-XX:AOTCache=dispatcher.aot\"}");
     }
 
     @Test

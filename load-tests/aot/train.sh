@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the service jar's AOT cache (JDK 25: JEP 483 classes loaded and linked ahead of time, JEP 515 the JIT's
+# method profiles), trained on the relay's real work, so a freshly started service is fast from its first second.
+#   1. extracts dispatcher-app's exec jar (Spring Boot's `-Djarmode=tools extract`: the AOT cache needs plain jars on
+#      the class path, not jars nested in a jar) into dispatcher-app/target/aot/app/ (dispatcher-app.jar and lib/);
+#   2. the training run: the benchmark harness's `blackbox` mode starts that jar with -XX:AOTCacheOutput, drains a
+#      standing backlog from the launch, warm-up rounds and a measured drain through it, and stops it with SIGTERM;
+#      the JVM writes dispatcher-app/target/aot/dispatcher.aot as it exits (a minute or two).
+# Run the service with it (same JDK, the same jar files at the same paths, or the JVM ignores the cache with a
+# warning):
+#   java -XX:AOTCache=dispatcher-app/target/aot/dispatcher.aot -jar dispatcher-app/target/aot/app/dispatcher-app.jar
+# Usage: load-tests/aot/train.sh [harness options: --pg-url ... --pg-user ... --bootstrap ...; none: the harness's
+#        embedded PostgreSQL and Kafka]. Needs the modules installed (README, Benchmarks) and JAVA_HOME on JDK 25+.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+AOT=dispatcher-app/target/aot
+JAR="$(ls dispatcher-app/target/dispatcher-app-*-exec.jar | head -1)"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+rm -rf "$AOT"
+"$JAVA" -Djarmode=tools -jar "$JAR" extract --destination "$AOT/app" --application-filename dispatcher-app.jar
+MAVEN_OPTS="${MAVEN_OPTS:-} -Ddispatcher.service.jar=$PWD/$AOT/app/dispatcher-app.jar \
+  -Ddispatcher.bench.service-jvm-options=-XX:AOTCacheOutput=$PWD/$AOT/dispatcher.aot \
+  -Ddispatcher.bench.warmup-rounds=${TRAINING_ROUNDS:-3}" \
+  ./mvnw -B -q -pl load-tests exec:java -Dexec.args="blackbox --fresh-n 100000 --warmup 100000 --n 100000 $*"
+ls -l "$AOT/dispatcher.aot"

@@ -1,8 +1,12 @@
 package dev.dispatcher.app.api;
 
 import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+import static dev.dispatcher.app.api.ProblemType.NOT_FOUND;
 
+import dev.dispatcher.app.outbox.SourceRelay;
+import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.AuditTrail;
+import io.swagger.v3.oas.annotations.Parameter;
 import dev.dispatcher.app.store.InboxReads;
 import tools.jackson.databind.JsonNode;
 import dev.dispatcher.app.config.DispatcherProperties;
@@ -19,6 +23,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
@@ -33,19 +38,15 @@ final class OperatorReadsController {
 
     static final int MAX_AUDIT_ROWS = 100;
 
-    private final AuditTrail audit;
+    private final PerSource<SourceRelay> relays;
     private final InboxReads inbox;
-    private final RateHistory history;
-    private final DispatcherMetrics metrics;
     private final CircuitBreaker breaker;
     private final DispatcherProperties properties;
 
-    OperatorReadsController(AuditTrail audit, InboxReads inbox, RateHistory history, DispatcherMetrics metrics,
-            CircuitBreaker breaker, DispatcherProperties properties) {
-        this.audit = audit;
+    OperatorReadsController(PerSource<SourceRelay> relays, InboxReads inbox, CircuitBreaker breaker,
+            DispatcherProperties properties) {
+        this.relays = relays;
         this.inbox = inbox;
-        this.history = history;
-        this.metrics = metrics;
         this.breaker = breaker;
         this.properties = properties;
     }
@@ -91,17 +92,23 @@ final class OperatorReadsController {
         }
     }
 
-    @Problems(INVALID_FIELD)
+    @Problems({INVALID_FIELD, NOT_FOUND})
     @GetMapping("/v1/messages/{id}/audit")
-    Mono<Items<AuditEntry>> audit(@PathVariable String id) {
+    Mono<Items<AuditEntry>> audit(@PathVariable String id, @Parameter(description = SourceParameter.QUERY_DOC)
+            @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
         UUID uuid = MessageOperatorController.messageId(id);
-        return audit.byMessage(uuid, MAX_AUDIT_ROWS).map(rows -> new Items<>(rows.stream().map(AuditEntry::of)
+        return SourceParameter.of(source, relays::get).audit().byMessage(uuid, MAX_AUDIT_ROWS)
+                .map(rows -> new Items<>(rows.stream().map(AuditEntry::of)
                 .toList()));
     }
 
-    @Problems(database = false)
+    @Problems(value = NOT_FOUND, database = false)
     @GetMapping("/v1/rates")
-    Rates rates() {
+    Rates rates(@Parameter(description = SourceParameter.QUERY_DOC)
+            @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
+        SourceRelay relay = SourceParameter.of(source, relays::get);
+        RateHistory history = relay.history();
+        DispatcherMetrics metrics = relay.metrics();
         List<Sample> samples = history.samples().stream()
                 .map(s -> new Sample(s.at().toString(), s.publishedPerSecond(), s.deadLetteredPerSecond(),
                         s.backlog(), s.oldestLiveAgeMs()))

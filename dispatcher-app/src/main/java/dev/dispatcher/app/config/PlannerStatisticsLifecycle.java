@@ -3,13 +3,17 @@ package dev.dispatcher.app.config;
 import dev.dispatcher.app.observe.PeriodicPass;
 import dev.dispatcher.app.store.PlannerStatistics;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
- * Runs {@link PlannerStatistics#refresh()} every {@link PlannerStatistics#EVERY} while the service runs, from
- * before the relay and the inbox start until after they stop. A failed pass is logged and the next one runs as usual.
+ * Runs {@link PlannerStatistics#refresh()} of every source every {@link PlannerStatistics#EVERY} while the service
+ * runs, from before the relay and the inbox start until after they stop. A source's failed pass is logged and the
+ * next one runs as usual; it never holds back another source's.
  */
 final class PlannerStatisticsLifecycle implements SmartLifecycle {
 
@@ -18,8 +22,16 @@ final class PlannerStatisticsLifecycle implements SmartLifecycle {
     private final PeriodicPass periodic;
     private volatile boolean running;
 
-    PlannerStatisticsLifecycle(PlannerStatistics statistics) {
-        this.periodic = new PeriodicPass(() -> statistics.refresh().then(),
+    PlannerStatisticsLifecycle(List<PlannerStatistics> sources) {
+        // each source's pass on its own: a source that is down fails its own refresh only
+        this.periodic = new PeriodicPass(() -> Flux.fromIterable(sources)
+                        .flatMap(statistics -> statistics.refresh().then()
+                                .onErrorResume(e -> {
+                                    log.warn("refreshing the queue tables' planner statistics failed: {}",
+                                            e.toString());
+                                    return Mono.empty();
+                                }))
+                        .then(),
                 e -> log.warn("refreshing the queue tables' planner statistics failed: {}", e.toString()));
     }
 

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -45,6 +46,8 @@ class ManySourcesIT {
     private static TcpProxy proxy;
     private static String schema;
     private static ConfigurableApplicationContext context;
+    private static WebhookSink webhook;
+    private static String inboxTopic;
     static String baseUrl;
 
     @BeforeAll
@@ -63,6 +66,14 @@ class ManySourcesIT {
                 + second.database());
         properties.put("dispatcher.sources[0].username", second.username());
         properties.put("dispatcher.sources[0].password", second.password());
+        // an inbox consumer whose table lives in the shard
+        webhook = WebhookSink.start();
+        inboxTopic = topic("inbox");
+        properties.put("dispatcher.inbox.consumers[0].name", "shard-consumer");
+        properties.put("dispatcher.inbox.consumers[0].topics[0]", inboxTopic);
+        properties.put("dispatcher.inbox.consumers[0].webhook.url", webhook.url().toString());
+        properties.put("dispatcher.inbox.consumers[0].source", SHARD);
+        properties.put("spring.kafka.consumer.auto-offset-reset", "earliest");
         properties.put("dispatcher.security.users[0].name", "operator");
         properties.put("dispatcher.security.users[0].password", "{noop}operator-pw");
         properties.put("dispatcher.security.users[0].roles", "OPERATOR,PRODUCER");
@@ -77,6 +88,9 @@ class ManySourcesIT {
         }
         if (proxy != null) {
             proxy.close();
+        }
+        if (webhook != null) {
+            webhook.close();
         }
         if (second != null) {
             second.close();
@@ -95,37 +109,69 @@ class ManySourcesIT {
         Map<String, Long> published = publishedIds(topic, 600);
         assertThat(published.keySet()).containsExactlyInAnyOrderElementsOf(concat(inDefault, inShard));
         assertThat(published.values()).as("each published once").allMatch(times -> times == 1);
+
+        MeterRegistry meters = context.getBean(MeterRegistry.class);
+        for (String source : List.of("default", SHARD)) {
+            assertThat(meters.get("dispatcher.messages").tag("queue", "outbox").tag("result", "published")
+                    .tag("source", source).counter().count()).as("published from " + source)
+                    .isGreaterThanOrEqualTo(300);
+            assertThat(meters.get("dispatcher.queue.depth").tag("queue", "outbox").tag("status", "pending")
+                    .tag("source", source).gauge()).as("the backlog gauge of " + source).isNotNull();
+        }
+        http().get().uri("/v1/stats").exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.source").isEqualTo("default")
+                .jsonPath("$.sources[0].name").isEqualTo("default")
+                .jsonPath("$.sources[1].name").isEqualTo(SHARD)
+                .jsonPath("$.sources[1].available").isEqualTo(true)
+                .jsonPath("$.sources[1].relayPaused").isEqualTo(false);
     }
 
     @Test
     void aSourceCutOffMidDrainCostsOnlyItsOwnRowsAndRejoinsByItself() throws Exception {
         String topic = topic("cut");
-        List<String> inShard = insert(second, topic, 4000);
-        eventually("the shard's drain has begun").pollInterval(Duration.ofMillis(5))
-                .until(() -> delivered(second, inShard) > 0);
+        List<String> inShard = shardDrainBegun(topic);
         proxy.cut();
         try {
             long deliveredAtCut = delivered(second, inShard);
             assertThat(deliveredAtCut).as("cut in the middle of the shard's drain").isLessThan(inShard.size());
 
-            String otherTopic = topic("cut-default");
-            List<String> inDefault = insert(DEFAULT_SERVER, otherTopic, 500);
-            eventually("the default source's rows all delivered while the shard is cut off")
-                    .until(() -> delivered(DEFAULT_SERVER, inDefault) == inDefault.size());
-            Map<String, Long> whileCut = publishedIds(otherTopic, inDefault.size());
-            assertThat(whileCut.keySet()).as("on Kafka while the shard is cut off")
-                    .containsExactlyInAnyOrderElementsOf(inDefault);
-            assertThat(delivered(second, inShard)).as("the shard delivered nothing more while cut off")
+            theDefaultSourceDrainsWhileTheShardIsDown("cut-default");
+            assertThat(delivered(second, inShard)).as("the shard's drain did not finish while cut off")
                     .isLessThan(inShard.size());
+            http().get().uri("/v1/stats").exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.backlogTotal").isEqualTo(0)
+                    .jsonPath("$.sources[0].available").isEqualTo(true)
+                    .jsonPath("$.sources[1].name").isEqualTo(SHARD)
+                    .jsonPath("$.sources[1].available").isEqualTo(false);
+            http().get().uri("/v1/stats?source=" + SHARD).exchange().expectStatus().isEqualTo(503);
         } finally {
             proxy.restore();
         }
 
         eventually("the shard's rows delivered after it returns")
                 .until(() -> delivered(second, inShard) == inShard.size());
-        Map<String, Long> published = publishedIds(topic, inShard.size());
+        Map<String, Long> published = publishedCovering(topic, inShard);
         assertThat(published.keySet()).as("0 lost").containsAll(inShard);
         assertThat(count(second, "status <> 'DELIVERED'")).as("nothing dead-lettered or left behind").isZero();
+    }
+
+    @Test
+    void aSourceThatStopsAnsweringMidDrainCostsOnlyItsOwnRows() throws Exception {
+        String topic = topic("frozen");
+        List<String> inShard = shardDrainBegun(topic);
+        try {
+            // every process of the shard's server stopped: connections stay open, statements never answer
+            second.freeze();
+            theDefaultSourceDrainsWhileTheShardIsDown("frozen-default");
+            http().get().uri("/v1/stats").exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.sources[0].available").isEqualTo(true)
+                    .jsonPath("$.sources[1].available").isEqualTo(false);
+        } finally {
+            second.thaw();
+        }
+        eventually("the shard's rows delivered once it answers again")
+                .until(() -> delivered(second, inShard) == inShard.size());
+        assertThat(publishedCovering(topic, inShard).keySet()).as("0 lost").containsAll(inShard);
     }
 
     @Test
@@ -187,7 +233,46 @@ class ManySourcesIT {
         }
     }
 
+    @Test
+    void anInboxConsumerStoresItsRecordsInTheSourceItNames() throws Exception {
+        List<String> ids = insert(DEFAULT_SERVER, inboxTopic, 20);
+        for (String id : ids) {
+            assertThat(webhook.await(id, Duration.ofSeconds(60))).as("handled " + id).isPresent();
+        }
+        eventually("completed in the shard's inbox").until(() -> count(second, "inbox_message",
+                "consumer_name = 'shard-consumer' AND status = 'COMPLETED'") == ids.size());
+        assertThat(count(DEFAULT_SERVER, "inbox_message", "true")).as("nothing in the default source's inbox")
+                .isZero();
+        http().get().uri("/v1/inbox/consumers").exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.items[0].name").isEqualTo("shard-consumer")
+                .jsonPath("$.items[0].source").isEqualTo(SHARD);
+        http().get().uri("/v1/inbox/shard-consumer/dead-letters").exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.items").isEmpty();
+        assertThat(context.getBean(MeterRegistry.class).get("dispatcher.messages").tag("queue", "inbox")
+                .tag("result", "succeeded").tag("source", SHARD).counter().count()).isEqualTo(ids.size());
+    }
+
     // ---- helpers
+
+    /** 4000 rows in the shard, returned once the relay has delivered the first of them. */
+    private static List<String> shardDrainBegun(String topic) throws Exception {
+        List<String> inShard = insert(second, topic, 4000);
+        eventually("the shard's drain has begun").pollInterval(Duration.ofMillis(5))
+                .until(() -> delivered(second, inShard) > 0);
+        return inShard;
+    }
+
+    /** 500 rows in the default source, all delivered and on Kafka exactly once while the shard does not answer. */
+    private static void theDefaultSourceDrainsWhileTheShardIsDown(String prefix) throws Exception {
+        String topic = topic(prefix);
+        List<String> inDefault = insert(DEFAULT_SERVER, topic, 500);
+        eventually("the default source's rows all delivered while the shard is down")
+                .until(() -> delivered(DEFAULT_SERVER, inDefault) == inDefault.size());
+        Map<String, Long> published = publishedIds(topic, inDefault.size());
+        assertThat(published.keySet()).as("on Kafka while the shard is down")
+                .containsExactlyInAnyOrderElementsOf(inDefault);
+        assertThat(published.values()).as("each once").allMatch(times -> times == 1);
+    }
 
     static WebTestClient http() {
         return WebTestClient.bindToServer().baseUrl(baseUrl).responseTimeout(Duration.ofSeconds(30))
@@ -235,8 +320,12 @@ class ManySourcesIT {
     }
 
     static long count(PostgresServer server, String where) throws SQLException {
+        return count(server, "outbox_message", where);
+    }
+
+    static long count(PostgresServer server, String table, String where) throws SQLException {
         try (Connection c = server.openConnection(schema); PreparedStatement q = c.prepareStatement(
-                "SELECT count(*) FROM outbox_message WHERE " + where); ResultSet rows = q.executeQuery()) {
+                "SELECT count(*) FROM " + table + " WHERE " + where); ResultSet rows = q.executeQuery()) {
             rows.next();
             return rows.getLong(1);
         }
@@ -250,6 +339,24 @@ class ManySourcesIT {
         records.forEach(r -> ids.merge(new String(r.headers().lastHeader("message-id").value(),
                 StandardCharsets.UTF_8), 1L, Long::sum));
         return ids;
+    }
+
+    /**
+     * The ids published to {@code topic}, reading on past duplicates (a batch published just before its source was
+     * cut off is published again after its lease ran out: at least once) until every one of {@code ids} is seen or
+     * no more records come.
+     */
+    static Map<String, Long> publishedCovering(String topic, List<String> ids) {
+        int expected = ids.size();
+        while (true) {
+            Map<String, Long> published = publishedIds(topic, expected);
+            long records = published.values().stream().mapToLong(Long::longValue).sum();
+            long missing = ids.stream().filter(id -> !published.containsKey(id)).count();
+            if (missing == 0 || records < expected) {
+                return published;
+            }
+            expected = (int) records + (int) missing;
+        }
     }
 
     private static Set<String> concat(List<String> a, List<String> b) {

@@ -13,11 +13,14 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import java.security.Principal;
+import java.time.Duration;
+import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -27,6 +30,9 @@ import reactor.core.publisher.Mono;
 @RestController
 final class OperatorController {
 
+    /** How long {@code GET /v1/stats} waits for another source's figures before listing it unavailable. */
+    static final Duration SOURCE_STATS_TIMEOUT = Duration.ofSeconds(2);
+
     private final PerSource<OperatorStore> operators;
     private final PerSource<SourceRelay> relays;
 
@@ -35,12 +41,27 @@ final class OperatorController {
         this.relays = relays;
     }
 
+    /**
+     * The figures of one source, and a line for each source: a source whose database does not answer within
+     * {@link #SOURCE_STATS_TIMEOUT} is listed as unavailable rather than holding back the answer (the source asked
+     * for answers as its database does: 503 when it fails).
+     */
     @Problems(NOT_FOUND)
     @GetMapping("/v1/stats")
     Mono<OperatorResponses.Stats> stats(@Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
-        SourceRelay relay = SourceParameter.of(source, relays::get);
-        return operators.get(source).stats(relay.control().relayPaused()).map(OperatorResponses.Stats::of);
+        Mono<OperatorStore.Stats> selected = statsOf(SourceParameter.of(source, relays::get)).cache();
+        Mono<List<OperatorResponses.SourceStats>> lines = Flux.fromIterable(relays.all())
+                .flatMapSequential(relay -> (relay.name().equals(source) ? selected
+                                : statsOf(relay).timeout(SOURCE_STATS_TIMEOUT))
+                        .map(stats -> OperatorResponses.SourceStats.of(relay.name(), stats))
+                        .onErrorResume(e -> Mono.just(OperatorResponses.SourceStats.unavailable(relay.name()))))
+                .collectList();
+        return selected.flatMap(stats -> lines.map(all -> OperatorResponses.Stats.of(source, stats, all)));
+    }
+
+    private Mono<OperatorStore.Stats> statsOf(SourceRelay relay) {
+        return operators.get(relay.name()).stats(relay.control().relayPaused());
     }
 
     /**

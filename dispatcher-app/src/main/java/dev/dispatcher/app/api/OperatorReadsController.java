@@ -15,6 +15,7 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.domain.Queue;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,6 +26,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -39,11 +41,11 @@ final class OperatorReadsController {
     static final int MAX_AUDIT_ROWS = 100;
 
     private final PerSource<SourceRelay> relays;
-    private final InboxReads inbox;
+    private final PerSource<InboxReads> inbox;
     private final CircuitBreaker breaker;
     private final DispatcherProperties properties;
 
-    OperatorReadsController(PerSource<SourceRelay> relays, InboxReads inbox, CircuitBreaker breaker,
+    OperatorReadsController(PerSource<SourceRelay> relays, PerSource<InboxReads> inbox, CircuitBreaker breaker,
             DispatcherProperties properties) {
         this.relays = relays;
         this.inbox = inbox;
@@ -71,11 +73,12 @@ final class OperatorReadsController {
 
     /**
      * A configured inbox consumer, its options and its figures: {@code ordering} as configured ({@code per-key} or
-     * {@code none}), {@code deadLetterTopic} the template ({@code {topic}.DLT}) or null when off.
+     * {@code none}), {@code deadLetterTopic} the template ({@code {topic}.DLT}) or null when off, {@code source} the
+     * source whose database holds its inbox table.
      */
     record Consumer(String name, List<String> topics, String groupId, String handler, String ordering,
             String deadLetterTopic, long pending, long retryScheduled, long backlogTotal, long deadLettered,
-            long oldestLiveAgeMs) {
+            long oldestLiveAgeMs, String source) {
     }
 
     /** One operator mutation of a message, as {@code dispatch_audit} holds it. */
@@ -122,7 +125,14 @@ final class OperatorReadsController {
     @GetMapping("/v1/inbox/consumers")
     Mono<Items<Consumer>> consumers() {
         List<InboxProperties.Consumer> configured = properties.inbox().consumers();
-        return inbox.backlogs(configured.stream().map(InboxProperties.Consumer::name).toList())
+        // each source's consumers read from that source's database, one statement per source
+        Map<String, List<String>> namesBySource = configured.stream().collect(Collectors.groupingBy(
+                InboxProperties.Consumer::source, LinkedHashMap::new,
+                Collectors.mapping(InboxProperties.Consumer::name, Collectors.toList())));
+        return Flux.fromIterable(namesBySource.entrySet())
+                .flatMapSequential(e -> inbox.get(e.getKey()).backlogs(e.getValue()))
+                .flatMapIterable(Function.identity())
+                .collectList()
                 .map(backlogs -> {
                     Map<String, InboxReads.ConsumerBacklog> byName = backlogs.stream()
                             .collect(Collectors.toMap(InboxReads.ConsumerBacklog::consumer, Function.identity()));
@@ -132,7 +142,7 @@ final class OperatorReadsController {
                                 c.ordering().name().toLowerCase(Locale.ROOT).replace('_', '-'),
                                 c.deadLetterTopic().isEmpty() ? null : c.deadLetterTopic(), b.pending(),
                                 b.retryScheduled(), b.pending() + b.retryScheduled(), b.deadLettered(),
-                                b.oldestAge().toMillis());
+                                b.oldestAge().toMillis(), c.source());
                     }).toList());
                 });
     }

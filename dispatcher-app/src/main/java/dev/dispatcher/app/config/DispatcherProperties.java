@@ -88,9 +88,15 @@ public record DispatcherProperties(
         security = security == null ? SecurityProperties.defaults() : security;
         inbox = inbox == null ? InboxProperties.defaults() : inbox;
         retry.toPolicy("retry", ThreadLocalRandomSource.INSTANCE);
+        List<String> sourceNames = sourceNames(sources);
         for (int i = 0; i < inbox.consumers().size(); i++) {
             inbox.consumers().get(i).retry().over(retry)
                     .toPolicy("inbox.consumers[" + i + "].retry", ThreadLocalRandomSource.INSTANCE);
+            String source = inbox.consumers().get(i).source();
+            if (!sourceNames.contains(source)) {
+                throw invalid("inbox.consumers[" + i + "].source", "must name a source (known: "
+                        + String.join(", ", sourceNames) + ")", quoted(source));
+            }
         }
     }
 
@@ -101,6 +107,10 @@ public record DispatcherProperties(
 
     /** The names of every source, {@value Sources#DEFAULT} first, then {@code dispatcher.sources} in order. */
     public List<String> sourceNames() {
+        return sourceNames(sources);
+    }
+
+    private static List<String> sourceNames(List<SourceProperties> sources) {
         List<String> names = new ArrayList<>(sources.size() + 1);
         names.add(Sources.DEFAULT);
         sources.forEach(s -> names.add(s.name()));

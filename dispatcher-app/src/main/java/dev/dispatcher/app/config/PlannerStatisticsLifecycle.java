@@ -7,8 +7,6 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Runs {@link PlannerStatistics#refresh()} of every source every {@link PlannerStatistics#EVERY} while the service
@@ -19,31 +17,24 @@ final class PlannerStatisticsLifecycle implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(PlannerStatisticsLifecycle.class);
 
-    private final PeriodicPass periodic;
+    /** One pass per source: a source whose database hangs holds back only its own passes. */
+    private final List<PeriodicPass> passes;
     private volatile boolean running;
 
     PlannerStatisticsLifecycle(List<PlannerStatistics> sources) {
-        // each source's pass on its own: a source that is down fails its own refresh only
-        this.periodic = new PeriodicPass(() -> Flux.fromIterable(sources)
-                        .flatMap(statistics -> statistics.refresh().then()
-                                .onErrorResume(e -> {
-                                    log.warn("refreshing the queue tables' planner statistics failed: {}",
-                                            e.toString());
-                                    return Mono.empty();
-                                }))
-                        .then(),
-                e -> log.warn("refreshing the queue tables' planner statistics failed: {}", e.toString()));
+        this.passes = sources.stream().map(statistics -> new PeriodicPass(() -> statistics.refresh().then(),
+                e -> log.warn("refreshing the queue tables' planner statistics failed: {}", e.toString()))).toList();
     }
 
     @Override
     public void start() {
-        periodic.start(Duration.ZERO, PlannerStatistics.EVERY);
+        passes.forEach(pass -> pass.start(Duration.ZERO, PlannerStatistics.EVERY));
         running = true;
     }
 
     @Override
     public void stop() {
-        periodic.stop();
+        passes.forEach(PeriodicPass::stop);
         running = false;
     }
 

@@ -130,9 +130,9 @@ public class OutboxConfiguration {
         return new RelayLifecycle(relays);
     }
 
-    /** The default source's metrics, which the inbox's consumers count in. */
+    /** Each source's metrics (tagged with it), shared by its relay and the inbox consumers in its database. */
     @Bean
-    DispatcherMetrics dispatcherMetrics(PerSource<SourceRelay> relays) {
-        return relays.defaultSource().metrics();
+    PerSource<DispatcherMetrics> sourceMetrics(PerSource<SourceRelay> relays) {
+        return relays.map(SourceRelay::metrics);
     }
 }

@@ -481,6 +481,22 @@ class DispatcherPropertiesTest {
                 .withMessageStartingWith("dispatcher.sources[0].schema must be an unquoted PostgreSQL identifier");
     }
 
+    @Test
+    void anInboxConsumerNamesAKnownSource() {
+        Map<String, String> consumer = properties(
+                "dispatcher.sources[0].name", "shard-b", "dispatcher.sources[0].url", "r2dbc:postgresql://db-b/app",
+                "dispatcher.inbox.consumers[0].name", "billing", "dispatcher.inbox.consumers[0].topics[0]", "orders",
+                "dispatcher.inbox.consumers[0].handler", "local");
+
+        assertThat(bind(consumer).inbox().consumers().get(0).source()).isEqualTo("default");
+        consumer.put("dispatcher.inbox.consumers[0].source", "shard-b");
+        assertThat(bind(consumer).inbox().consumers().get(0).source()).isEqualTo("shard-b");
+        consumer.put("dispatcher.inbox.consumers[0].source", "shard-c");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(consumer))
+                .withMessage("dispatcher.inbox.consumers[0].source must name a source (known: default, shard-b), but"
+                        + " was 'shard-c'");
+    }
+
     private static Map<String, String> properties(String... namesAndValues) {
         Map<String, String> properties = new LinkedHashMap<>();
         for (int i = 0; i < namesAndValues.length; i += 2) {

@@ -27,10 +27,9 @@ public class DispatcherApplication {
 
     /**
      * Unless {@value #EVENT_LOOPS_PROPERTY} is set, gives each of Reactor Netty's two loop groups (the HTTP server's
-     * and the PostgreSQL driver's) half the processors, so that all event loops together match the core count.
-     * Reactor Netty's own default is {@code max(processors, 4)} per group: on a 2-core machine that is 8 loop
-     * threads for 2 cores, and the ingest benchmark measured the same load at 983 µs of CPU per request with it
-     * against 597 µs with one loop per group (1,128 and 1,458 requests/s; docs/measurements.md). Set the property
+     * and the PostgreSQL driver's) half the processors, so that all event loops together match the core count. Reactor
+     * Netty's own default is {@code max(processors, 4)} per group: on a 2-core machine that is 8 loop threads for 2
+     * cores, more threads than cores to run them (docs/measurements.md, "HTTP ingest, measured"). Set the property
      * ({@code -Dreactor.netty.ioWorkerCount=N}) to choose otherwise.
      */
     static void defaultEventLoops(int processors) {

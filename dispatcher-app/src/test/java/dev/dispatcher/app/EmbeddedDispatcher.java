@@ -35,7 +35,7 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 public final class EmbeddedDispatcher {
 
     private static final String DEFAULT_PORT = "8080";
-    /** Topics the run creates: the demo producer's, and the one the README's ingest example posts to. */
+    /** Topics the run creates: the demo producer's, and the one the ingest example of docs/http-api.md posts to. */
     static final List<String> DEMO_TOPICS = List.of(DemoConfiguration.TOPIC, "orders");
     /** Logging of the run, servers at WARN unless asked (see the file); used before Boot starts and by Boot. */
     static final String LOGGING_CONFIG = "embedded-logback.xml";
@@ -57,7 +57,7 @@ public final class EmbeddedDispatcher {
         }
         PostgresServer postgres = TestServers.postgres();
         KafkaServer kafka = TestServers.kafka();
-        // the broker creates no topic on first use, as production brokers do not: the demo's and the README's
+        // the broker creates no topic on first use, as production brokers do not: the demo's and docs/http-api.md's
         DEMO_TOPICS.forEach(topic -> kafka.createTopic(topic, 3));
         if (ownLogging) {
             // Boot takes the same file from logging.config, and warns about this property when it is set

@@ -109,7 +109,7 @@ public final class JdbcOutboxWriter {
      * @return the row as written; it becomes visible to the relay when {@code tx} commits
      * @throws SQLException when the database refuses the write
      */
-    public OutboxEntry write(Connection tx, OutboxMessage message) throws SQLException {
+    public WrittenMessage write(Connection tx, OutboxMessage message) throws SQLException {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(message, "message");
         OutboxInsert outboxInsert = OutboxInsert.of(settings, message);

@@ -70,9 +70,10 @@ final class OutboxInsert {
     }
 
     /** The entry of the row the insert returned ({@code RETURNING id, seq, status, version, created_at, visible_after}). */
-    static <E extends Exception> OutboxEntry entry(Row<E> row) throws E {
-        return new OutboxEntry(row.get("id", UUID.class), row.get("seq", Long.class), row.get("status", String.class),
-                row.get("version", Long.class), row.get("created_at", OffsetDateTime.class).toInstant(),
+    static <E extends Exception> WrittenMessage entry(Row<E> row) throws E {
+        return new WrittenMessage(row.get("id", UUID.class), row.get("seq", Long.class),
+                row.get("status", String.class), row.get("version", Long.class),
+                row.get("created_at", OffsetDateTime.class).toInstant(),
                 row.get("visible_after", OffsetDateTime.class).toInstant());
     }
 

@@ -99,7 +99,7 @@ public final class OutboxWriter {
      * @param tx a connection inside the application's transaction
      * @return the row as written; it becomes visible to the relay when {@code tx} commits
      */
-    public Mono<OutboxEntry> write(Connection tx, OutboxMessage message) {
+    public Mono<WrittenMessage> write(Connection tx, OutboxMessage message) {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(message, "message");
         return Mono.defer(() -> {

@@ -46,7 +46,7 @@ class JdbcOutboxWriterIT {
     @Test
     void businessRowAndOutboxRowCommitTogether() throws SQLException {
         String orderId = "order-" + UUID.randomUUID();
-        OutboxEntry entry;
+        WrittenMessage entry;
         try (Connection tx = transaction()) {
             insertOrder(tx, orderId);
             entry = outbox.write(tx, placed(orderId, "OrderPlaced"));
@@ -84,10 +84,10 @@ class JdbcOutboxWriterIT {
         // the lock the second would take its seq and could commit first, and the relay would send it first.
         String key = "key-" + UUID.randomUUID();
         try (Connection first = transaction()) {
-            OutboxEntry firstEntry = outbox.write(first, placed(key, "First"));
-            CompletableFuture<OutboxEntry> second = CompletableFuture.supplyAsync(() -> {
+            WrittenMessage firstEntry = outbox.write(first, placed(key, "First"));
+            CompletableFuture<WrittenMessage> second = CompletableFuture.supplyAsync(() -> {
                 try (Connection tx = transaction()) {
-                    OutboxEntry written = outbox.write(tx, placed(key, "Second"));
+                    WrittenMessage written = outbox.write(tx, placed(key, "Second"));
                     tx.commit();
                     return written;
                 } catch (SQLException e) {
@@ -99,7 +99,7 @@ class JdbcOutboxWriterIT {
             assertThat(second).isNotDone();
             first.commit();
 
-            OutboxEntry secondEntry = second.get(20, TimeUnit.SECONDS);
+            WrittenMessage secondEntry = second.get(20, TimeUnit.SECONDS);
             assertThat(secondEntry.seq()).isGreaterThan(firstEntry.seq());
         }
         assertThat(db.typesOfKey(key)).containsExactly("First", "Second");
@@ -126,8 +126,8 @@ class JdbcOutboxWriterIT {
 
     @Test
     void aDelayedMessageIsStoredVisibleAfterItsDelayOnTheDatabaseClock() throws SQLException {
-        OutboxEntry delayed;
-        OutboxEntry at;
+        WrittenMessage delayed;
+        WrittenMessage at;
         Instant now = Instant.now();
         try (Connection tx = transaction()) {
             delayed = outbox.write(tx, OutboxMessage.builder("orders", "Reminder").delay(Duration.ofHours(1))

@@ -85,7 +85,7 @@ class OutboxWriterIT {
         String orderId = "order-" + UUID.randomUUID();
         OutboxWriter outbox = OutboxWriter.create();
 
-        OutboxEntry entry = inTransaction(app, tx -> insertOrder(tx, orderId)
+        WrittenMessage entry = inTransaction(app, tx -> insertOrder(tx, orderId)
                 .then(outbox.write(tx, orderPlaced(orderId))))
                 .block(TIMEOUT);
 
@@ -119,7 +119,7 @@ class OutboxWriterIT {
         UUID messageId = UUID.randomUUID();
         OutboxWriter outbox = OutboxWriter.create();
 
-        Mono<OutboxEntry> failing = inTransaction(app, tx -> insertOrder(tx, orderId)
+        Mono<WrittenMessage> failing = inTransaction(app, tx -> insertOrder(tx, orderId)
                 .then(outbox.write(tx, OutboxMessage.builder("orders", "OrderPlaced").id(messageId).key(orderId)
                         .jsonPayload("{}").build()))
                 .flatMap(written -> Mono.error(new IllegalStateException("business rule failed after the write"))));
@@ -135,7 +135,7 @@ class OutboxWriterIT {
     @Test
     void aSchemaQualifiedWriterWorksWithoutTheSearchPath() throws SQLException {
         UUID messageId = UUID.randomUUID();
-        OutboxEntry entry = inTransaction(elsewhere, tx -> OutboxWriter.forSchema(schema)
+        WrittenMessage entry = inTransaction(elsewhere, tx -> OutboxWriter.forSchema(schema)
                 .write(tx, OutboxMessage.builder("audit.events", "Checked").id(messageId)
                         .payload(new byte[] {1, 2, 3}).contentType("application/octet-stream").build()))
                 .block(TIMEOUT);
@@ -184,7 +184,7 @@ class OutboxWriterIT {
 
     @Test
     void aDelayedMessageIsStoredVisibleAfterItsDelay() throws SQLException {
-        OutboxEntry entry = inTransaction(app, tx -> OutboxWriter.create().write(tx,
+        WrittenMessage entry = inTransaction(app, tx -> OutboxWriter.create().write(tx,
                 OutboxMessage.builder("orders", "Reminder").delay(Duration.ofMinutes(30)).jsonPayload("{}").build()))
                 .block(TIMEOUT);
 

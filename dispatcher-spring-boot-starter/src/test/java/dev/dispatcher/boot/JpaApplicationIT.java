@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.dispatcher.boot.shop.Checkout;
 import dev.dispatcher.boot.shop.ShopApplication;
 import dev.dispatcher.client.JdbcOutboxWriter;
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxWriter;
+import dev.dispatcher.client.WrittenMessage;
 import dev.dispatcher.client.spring.SpringJdbcOutboxWriter;
 import java.sql.SQLException;
 import java.util.UUID;
@@ -71,7 +71,7 @@ class JpaApplicationIT {
     void anEntitySaveAndAnOutboxWriteCommitInOneTransaction() throws SQLException {
         String orderId = "order-" + UUID.randomUUID();
 
-        OutboxEntry entry = checkout.place(orderId, false);
+        WrittenMessage entry = checkout.place(orderId, false);
 
         // one transaction id on both rows: the outbox row was written on JPA's own connection and transaction
         assertThat(StarterTestDatabases.rows(DATABASE, "SELECT xmin::text FROM public.purchase_order WHERE id = ?",

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dispatcher.client.JdbcOutboxWriter;
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
 import dev.dispatcher.client.OutboxWriter;
 import dev.dispatcher.client.PayloadTooLargeException;
+import dev.dispatcher.client.WrittenMessage;
 import dev.dispatcher.client.spring.SpringR2dbcOutboxWriter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -48,7 +48,7 @@ class R2dbcApplicationIT {
                             .containsExactlyElementsOf(StarterTestDatabases.dispatcherMigrationVersions())
                             .startsWith("1", "2");
 
-                    OutboxEntry entry = context.getBean(SpringR2dbcOutboxWriter.class)
+                    WrittenMessage entry = context.getBean(SpringR2dbcOutboxWriter.class)
                             .write(OutboxMessage.builder("orders", "OrderPlaced").key("o-1").jsonPayload("{}").build())
                             .as(context.getBean(TransactionalOperator.class)::transactional)
                             .block(Duration.ofSeconds(20));

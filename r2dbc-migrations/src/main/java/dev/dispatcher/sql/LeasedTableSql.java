@@ -49,25 +49,21 @@ public final class LeasedTableSql {
      * connection, loses nothing (the server commits and flushes the claim itself). Every transition that reports
      * {@code Applied} stays a synchronous commit.
      *
-     * <p>Why: every message waits for its claim, so the claim's flush is on every message's path to Kafka. At 2,000
-     * messages a second (per key, five alternating pairs of runs) the slowest 1% waited 5.1-14.0 ms from claim to
-     * send at their median instead of 10.3-33.8 (lower in every pair), and at 300 a second 1.1-1.3 ms instead of
-     * 3.4-3.6 (p99 8.6 ms against 9.9-11.8); the 2,000/s runs' p99 still moved with the machine's stalls more than
-     * with this (docs/measurements.md, "One hand-off per batch, claims without a flush wait").
+     * <p>Why: every message waits for its claim, so the claim's flush would be on every message's path to Kafka
+     * (docs/measurements.md, "One hand-off per batch, claims without a flush wait").
      */
     public static final String ASYNC_CLAIM_COMMIT = "(SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
 
     /**
-     * The rows of {@code locked} (columns {@code id}, {@code seq}, {@code previous_lease_until}, {@code bytes}) a
-     * claim keeps within a byte budget, the parameter {@code budgetParameter}: in {@code seq} order, every row while
-     * the payload bytes up to and including it stay within the budget, and the first row in any case, so a row
-     * larger than the budget still goes, alone. What is kept is a prefix in {@code seq} order, so each key's run keeps a prefix of
+     * The rows of {@code locked} (columns {@code id}, {@code seq}, {@code previous_lease_until}, {@code bytes}) a claim
+     * keeps within a byte budget, the parameter {@code budgetParameter}: in {@code seq} order, every row while the
+     * payload bytes up to and including it stay within the budget, and the first row in any case, so a row larger than
+     * the budget still goes, alone. What is kept is a prefix in {@code seq} order, so each key's run keeps a prefix of
      * its rows: contiguous from its head, as the per-key claim requires. {@code bytes} is {@code
      * octet_length(payload)}, which reads the stored length (for a TOASTed payload, its pointer's raw size) and never
-     * decompresses or fetches the value. The running sum is one window over at most the claim's limit of rows it
-     * has already read (the unordered claim sorts its locked rows again for it: LockRows promises no order); measured
-     * at 1-3% of a 1,000-row claim's execution time (docs/measurements.md). The rows cut off stay locked only until
-     * the claim commits.
+     * decompresses or fetches the value. The running sum is one window over at most the claim's limit of rows it has
+     * already read (the unordered claim sorts its locked rows again for it: LockRows promises no order). The rows cut
+     * off stay locked only until the claim commits.
      */
     static String withinBudget(String locked, String budgetParameter) {
         return """
@@ -194,7 +190,7 @@ public final class LeasedTableSql {
      * not of the one it locked, so the UPDATE would miss it (the contract suite's own-renewal race catches that).
      * The three views are merged per input by grouping ({@link #MERGED_COLUMNS}), not joined: a generic plan
      * expects ten input rows and one written row, and joined the written rows as the inner side of a nested loop,
-     * comparing every input with every written row (PostgreSQL 15, 500 renewals: 40-43 ms; grouped 12.4-12.6 ms).
+     * comparing every input with every written row.
      *
      * <p>Lease-ending transitions null {@code lease_until} and keep {@code lease_token}, so terminal rows keep the
      * token of the lease that finished them and a retry after a lost commit acknowledgement is recognised as our own
@@ -321,17 +317,14 @@ public final class LeasedTableSql {
      * array, or heap order), not necessarily id order. Competing multi-row writers of the same rows are rare (only
      * after a lease ran out and another worker took the row); a deadlock between them is reported by PostgreSQL
      * (40P01), which the callers retry as transient, and nothing is written by the aborted statement. Index: the
-     * primary key; the guard is wrapped ({@code (...) IS TRUE}) as in {@link #transition}, because in its plain
-     * form it implies the live partial index's predicate and a plan may then scan the scope's whole live backlog
-     * (measured: an inbox handler's completion took 6.1 ms instead of a fraction of one). Clock: {@code
+     * primary key; the guard is wrapped ({@code (...) IS TRUE}) as in {@link #transition}, because in its plain form it
+     * implies the live partial index's predicate and a plan may then scan the scope's whole live backlog. Clock: {@code
      * statement_timestamp()}, as {@link #transition}.
      *
      * <p>The inputs not written are found with {@code EXCEPT} (a hashed set difference, one pass over each side)
-     * and only then joined to the table. Written as {@code NOT EXISTS (SELECT 1 FROM upd ...)} the planner compared
-     * every input with every written row (a nested loop over the CTE: 124,750 comparisons for 500 rows) and probed
-     * the primary key for every input before discarding the written ones: measured on PostgreSQL 15, 500 rows, 29
-     * ms a statement, of which the UPDATE was 8; with {@code EXCEPT} 8.5-9.2 ms. The ids of one batch are distinct,
-     * so the set difference drops nothing the caller needs.
+     * and only then joined to the table, never with {@code NOT EXISTS (SELECT 1 FROM upd ...)}, which the planner
+     * makes a nested loop comparing every input with every written row. The ids of one batch are distinct, so the
+     * set difference drops nothing the caller needs.
      */
     public static String deliverLeased(Table t) {
         return fastDeliver(t, "= ANY($1::%2$s[])",
@@ -380,14 +373,13 @@ public final class LeasedTableSql {
      * token, {@code $3} kind, {@code $4} milliseconds, {@code $5} error (null where none), and for a scoped table
      * {@code $6} the scope. Returns the same columns as {@link #transition}, one row.
      *
-     * <p>The same classification in the same one round trip: {@code snap} reads the row in the statement's
-     * snapshot (every part of a statement shares it, so reading it beside the UPDATE still sees the row as it was
-     * when the statement began), {@code cur} locks the current row ({@code FOR NO KEY UPDATE}: waits for a concurrent
-     * writer, then yields its committed version, or nothing if it deleted the row), and the UPDATE joins {@code cur}
-     * by primary key with the guard on the target row's own columns. Why a second form: without arrays, ordinals and
-     * de-duplication the planner has little to do. Measured on PostgreSQL 17.7 with {@code force_custom_plan}:
-     * planning the array form for one row took about 9 ms, this form well under one, and an inbox handler writes one
-     * completion per message in its own transaction.
+     * <p>The same classification in the same one round trip: {@code snap} reads the row in the statement's snapshot
+     * (every part of a statement shares it, so reading it beside the UPDATE still sees the row as it was when the
+     * statement began), {@code cur} locks the current row ({@code FOR NO KEY UPDATE}: waits for a concurrent writer,
+     * then yields its committed version, or nothing if it deleted the row), and the UPDATE joins {@code cur} by primary
+     * key with the guard on the target row's own columns. Why a second form: without arrays, ordinals and
+     * de-duplication the planner has little to do, and an inbox handler writes one completion per message in its own
+     * transaction.
      */
     public static String transitionOne(Table t) {
         String id = t.idColumn();

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * and {@link InboxSql#CLAIM_PER_KEY} are generated here from a {@link Shape}, so the two queues run the same walk,
  * the same run cut and the same lock step. Parameters: {@code $1} owner, {@code $2} lease length in ms, {@code $3}
  * limit, {@code $4} key cursor (the walk starts after it and wraps around, so every key with backlog is reached),
- * and for a scoped table {@code $5} the scope (the inbox's consumer name).
+ * and for a scoped table {@code $5} the scope (the inbox's consumer name); a shape may cap a key's run below the
+ * limit ({@link Shape#runLimit}).
  *
  * <p>A key's head is its first live row by {@code seq}. Only a key whose head is claimable is taken, and then a
  * contiguous run from the head (stopping at the first row not yet visible, leased, or locked by another claim), so
@@ -23,36 +24,28 @@ import java.util.regex.Pattern;
  * key, never a scan of a hot key's tail) and for each run; the live unkeyed index for rows without a key. The walk
  * stops as soon as enough rows are found, so a claim costs about the rows it takes plus the keys it passes that are
  * blocked (leased or waiting to retry): bounded by the in-flight leases, not by the backlog. It never says {@code
- * seq > 0}, so it cannot use the outbox's live seq index (V4): with statistics showing few live rows the planner
- * used to pick that index with a sort for the walk and the lock step, reading every entry of rows delivered since the
- * last vacuum.
+ * seq > 0}, so it cannot use the outbox's live seq index (V4), which on statistics showing few live rows the planner
+ * would otherwise pick, with a sort, reading every entry of rows delivered since the last vacuum.
  *
  * <p>Concurrency: each open head's run is locked as soon as it is found, {@code FOR UPDATE SKIP LOCKED}, before the
  * walk goes on to the next key, and re-checked on its newest version; the run is kept up to its first row that could
  * not be locked, so when two workers race for a key, the one that locked the head gets the run and the other gets
- * none of it, and goes on to the next open key. Why per key: the claim used to pick every run first (up to the limit,
- * so under a backlog the first key's run alone) and lock them all afterwards; a competing relay whose claim held that
- * run then got an empty batch, although other keys were open, and idled until one of its own batches finished: two
- * service instances draining 800,000 rows of 64 keys (cold JVMs included) made 76 such empty claims mid-drain (of
- * 1,008), each 35-80 ms of database time, and none with this statement. Locking per key costs a fixed few executor
- * nodes per key visited: about 17 us a key where every key has one row (64 keys: 2.7 against 1.4 ms), nothing
- * measurable at 1,000-row claims (PostgreSQL 15, generic plans). Where a tenth of the backlog has no key, a run is
- * locked before the rows are merged by seq with those rows, and part of it may stay unclaimed: 1,000-row claims of
- * 300,000 such rows took 17.7 against 14.2 ms. Locking the rows without a key only once picked (as the runs were
- * before) measured the same, 18.0 ms, so they are locked as they are read, like the unordered claim's.
+ * none of it and goes on to the next open key: a claim does not come back empty because another claim holds the
+ * first keys it meets. Rows
+ * without a key are locked as they are read, like the unordered claim's; where some of the backlog has no key, a
+ * run is locked before the rows are merged by seq with those rows, and part of it may stay unclaimed.
  *
- * <p>The lock step finds a run's rows by the {@code ctid}s the walk read (a TID scan), not by primary key: measured
- * on PostgreSQL 15 (64 keys, 100,000 rows), a 500-row claim took 12.7 ms instead of 16.5 (no index descent per
- * row). Safe: the {@code ctid} is that of the version the statement's snapshot read (its space cannot be reclaimed
- * while the snapshot lives); locking a version a concurrent writer has since replaced follows the update chain and
+ * <p>The lock step finds a run's rows by the {@code ctid}s the walk read (a TID scan, no index descent per row).
+ * Safe: the {@code ctid} is that of the version the statement's snapshot read (its space cannot be reclaimed while
+ * the snapshot lives); locking a version a concurrent writer has since replaced follows the update chain and
  * re-checks the conditions on the newest version. Where the run is cut: a locked row is kept when its position in
  * the run (its {@code seq}'s place among the run's, {@code width_bucket}, a binary search) equals its position among
  * the locked rows, that is, when every row before it was locked too. Rows locked but not kept (after a cut, or past
  * the limit) stay locked only until the claim commits. The UPDATE joins by primary key, never by that {@code ctid}
  * (see {@link OutboxSql#CLAIM_UNORDERED}). No join of the locked rows with the picked ones: on statistics of a
- * drained outbox, where the planner expects a handful of rows, such a join became a nested loop comparing every
- * locked row with every picked one, which a cached generic plan keeps for claims of hundreds of rows ({@code
- * GenericPlanIT}).
+ * drained outbox such a join is planned as a nested loop comparing every locked row with every picked one, which a
+ * cached generic plan keeps for claims of hundreds of rows ({@code GenericPlanIT}). The figures behind these
+ * choices: docs/measurements.md, "Moved from the README and javadoc".
  *
  * <p>Why a key's rows are in seq order when they commit: writers of one key serialise on a transaction-scoped
  * advisory lock taken before any of their rows takes a {@code seq} (the outbox's {@code LOCK_KEY}, the inbox's
@@ -77,9 +70,13 @@ final class PerKeyClaimSql {
      *     previous_lease_until})
      * @param budget the parameter holding the claim's payload byte budget ({@link LeasedTableSql#withinBudget}), or
      *     null for a claim limited by rows alone
+     * @param runLimit the parameter holding the most rows one key's run may have in a claim: {@code $3} (the
+     *     claim's limit) where a run is handed on as one (the relay publishes it pipelined), a parameter of its own
+     *     where a run is worked one row at a time (the inbox's handler), so that one claim spans enough keys to keep
+     *     the workers busy
      */
     record Shape(LeasedTableSql.Table table, UnaryOperator<String> key, UnaryOperator<String> keyed,
-            UnaryOperator<String> unkeyed, String set, String returning, String budget) {
+            UnaryOperator<String> unkeyed, String set, String returning, String budget, String runLimit) {
 
         Shape {
             Objects.requireNonNull(table, "table");
@@ -88,6 +85,7 @@ final class PerKeyClaimSql {
             Objects.requireNonNull(unkeyed, "unkeyed");
             Objects.requireNonNull(set, "set");
             Objects.requireNonNull(returning, "returning");
+            Objects.requireNonNull(runLimit, "runLimit");
         }
 
         /** {@code , a.bytes} when the claim has a byte budget, else nothing. */
@@ -195,7 +193,7 @@ final class PerKeyClaimSql {
                                  FROM {table} x
                                 WHERE x.status IN {live}{scope x} AND {key x} = oh.message_key{run-keyed x} AND x.seq >= oh.seq
                                 ORDER BY x.seq
-                                LIMIT $3) r
+                                LIMIT {run-limit}) r
                         WHERE r.contiguous) candidate
                  CROSS JOIN LATERAL (
                        SELECT l.id, l.seq, l.previous_lease_until{bytes l}
@@ -246,6 +244,7 @@ final class PerKeyClaimSql {
                 case "claimable" -> LeasedTableSql.claimable(alias);
                 case "bytes" -> shape.bytes(alias);
                 case "payload-bytes" -> shape.payloadBytes(alias);
+                case "run-limit" -> shape.runLimit();
                 case "claimed" -> shape.claimed();
                 default -> Objects.requireNonNull(fixed.get(m.group(1)), m.group());
             };

@@ -6,12 +6,11 @@ import java.util.Map;
  * The PostgreSQL session settings every Dispatcher connection runs its statements with, in one place for the
  * service's connections, the benchmark harness's and the inbox handler's transaction.
  *
- * <p>{@code plan_cache_mode=force_generic_plan}: each prepared statement is planned once per connection, not on
- * every call (planning per call took as much server time as execution under steady ingest: 0.6 ms for each
- * ingest statement, 2.2 ms for each per-key claim). That one plan is made with the statistics of the moment, and
- * a plan made while a table is empty reads the whole table on every call ({@code GenericPlanIT}); the service
- * keeps the queue tables' statistics up with their size while they are young ({@code store.PlannerStatistics}),
- * and PostgreSQL re-plans cached statements when a table is analysed.
+ * <p>{@code plan_cache_mode=force_generic_plan}: each prepared statement is planned once per connection, not on every
+ * call, which under steady ingest would cost about as much server time as executing. That one plan is made with the
+ * statistics of the moment, and a plan made while a table is empty reads the whole table on every call ({@code
+ * GenericPlanIT}); the service keeps the queue tables' statistics up with their size while they are young ({@code
+ * store.PlannerStatistics}), and PostgreSQL re-plans cached statements when a table is analysed.
  */
 public final class SessionSettings {
 

@@ -194,8 +194,8 @@ class SchemaIT {
                     s.execute("ANALYZE inbox_message");
                 }
 
-                String perKey = plan(s, "inbox_per_key", "text, bigint, int, bytea, text", InboxSql.CLAIM_PER_KEY,
-                        "'w1', 30000, 500, '\\x'::bytea, 'orders'");
+                String perKey = plan(s, "inbox_per_key", "text, bigint, int, bytea, text, int", InboxSql.CLAIM_PER_KEY,
+                        "'w1', 30000, 500, '\\x'::bytea, 'orders', 32");
 
                 assertThat(perKey).as(perKey).doesNotContain("Seq Scan")
                         .contains("Index Scan using inbox_message_live_key_idx")
@@ -226,10 +226,10 @@ class SchemaIT {
                            CASE WHEN g = 11 THEN now() + interval '1 hour' ELSE now() END
                       FROM generate_series(1, 12) g
                     """);
-            s.execute("PREPARE claim(text, bigint, int, bytea, text) AS " + InboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE claim(text, bigint, int, bytea, text, int) AS " + InboxSql.CLAIM_PER_KEY);
 
-            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '\\x'::bytea, 'orders')"));
-            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '\\x'::bytea, 'orders')"));
+            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '\\x'::bytea, 'orders', 100)"));
+            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '\\x'::bytea, 'orders', 100)"));
 
             assertThat(first).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 10L);
             assertThat(second).as("both keys are held by w1's leases").isEmpty();
@@ -315,12 +315,12 @@ class SchemaIT {
             s.execute("PREPARE per_key(text, bigint, int, text, bigint) AS " + OutboxSql.CLAIM_PER_KEY);
             s.execute("PREPARE unordered(text, bigint, int, bigint) AS " + OutboxSql.CLAIM_UNORDERED);
             s.execute("PREPARE inbox(text, text, bigint, int) AS " + InboxSql.CLAIM);
-            s.execute("PREPARE inbox_per_key(text, bigint, int, bytea, text) AS " + InboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE inbox_per_key(text, bigint, int, bytea, text, int) AS " + InboxSql.CLAIM_PER_KEY);
             s.execute("SET synchronous_commit = on"); // the test server's default is off
             c.setAutoCommit(false);
             for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '', 1024)",
                     "EXECUTE unordered('w', 60000, 1, 1024)", "EXECUTE inbox('c', 'w', 60000, 1)",
-                    "EXECUTE inbox_per_key('w2', 60000, 1, '\\x'::bytea, 'c')")) {
+                    "EXECUTE inbox_per_key('w2', 60000, 1, '\\x'::bytea, 'c', 1)")) {
                 assertThat(seqs(s.executeQuery(claim))).as(claim).hasSize(1);
                 assertThat(setting(s)).as("inside the transaction of " + claim).isEqualTo("off");
                 c.commit();

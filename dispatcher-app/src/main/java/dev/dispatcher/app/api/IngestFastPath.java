@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
 /**
  * The common case of single-message ingest, {@code POST /v1/messages} by an API token holder, answered around the
  * framework: without WebFlux's dispatch, Spring Security's filter chain and Spring's HTTP server observation (what
- * that saves is in docs/measurements.md).
+ * that saves: docs/measurements.md, "The single-message fast path").
  *
  * <p>What it takes: the exact path (within the context path), a JSON {@code Content-Type}, an {@code Accept} that
  * is absent or plain JSON, no trace context the propagator would read, and a Bearer API token

@@ -10,7 +10,7 @@ import static dev.dispatcher.app.api.ProblemType.VERSION_MISMATCH;
 import dev.dispatcher.app.store.OperatorMutation;
 import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.OperatorStore;
-import dev.dispatcher.app.store.OutboxEntry;
+import dev.dispatcher.app.store.OutboxOperatorRow;
 import dev.dispatcher.domain.MessageStatus;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -123,9 +123,9 @@ final class MessageOperatorController {
     }
 
     /** The response of a mutation, or the problem that says why it was not made. */
-    static ResponseEntity<MessageView> respond(UUID id, OperatorMutation<OutboxEntry> result) {
+    static ResponseEntity<MessageView> respond(UUID id, OperatorMutation<OutboxOperatorRow> result) {
         return MutationResults.respond(result, "message " + id, "no outbox message with id " + id,
-                entry -> MessageView.of(entry, false), OutboxEntry::version);
+                entry -> MessageView.of(entry, false), OutboxOperatorRow::version);
     }
 
     // ---- parameters

@@ -1,7 +1,7 @@
 package dev.dispatcher.app.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dispatcher.app.store.OutboxEntry;
+import dev.dispatcher.app.store.OutboxOperatorRow;
 import java.util.Base64;
 import java.util.Map;
 import org.springframework.http.MediaType;
@@ -21,7 +21,7 @@ record MessageView(String id, long seq, String topic, String key, String type, S
         @JsonInclude(JsonInclude.Include.NON_NULL) String payloadBase64) {
 
     /** The view of {@code entry}; the payload only when asked (single reads). */
-    static MessageView of(OutboxEntry entry, boolean withPayload) {
+    static MessageView of(OutboxOperatorRow entry, boolean withPayload) {
         JsonNode json = null;
         String base64 = null;
         if (withPayload) {
@@ -38,7 +38,7 @@ record MessageView(String id, long seq, String topic, String key, String type, S
     }
 
     /** The strong entity tag of a version: {@code "<version>"}. */
-    static String etag(OutboxEntry entry) {
+    static String etag(OutboxOperatorRow entry) {
         return "\"" + entry.version() + "\"";
     }
 

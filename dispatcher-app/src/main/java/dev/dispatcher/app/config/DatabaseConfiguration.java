@@ -26,20 +26,17 @@ import reactor.core.publisher.Mono;
  * Points Boot's R2DBC connections and Flyway at {@code dispatcher.schema}.
  *
  * <ul>
- *   <li>Every R2DBC connection uses the schema as its {@code search_path} and identifies itself as
- *       {@code dispatcher-<worker-id>} in {@code pg_stat_activity}. It plans each prepared statement once
- *       ({@code plan_cache_mode=force_generic_plan}, {@link SessionSettings}): with plans made per call
- *       ({@code force_custom_plan}, the earlier setting) planning took as much server time as execution under
- *       steady ingest, 0.6 ms for each ingest statement and 2.2 ms for each per-key claim ({@code
- *       pg_stat_statements} with {@code track_planning}), and dropping it took PostgreSQL from 0.87 to 0.65 cores
- *       at a higher request rate. Every other statement's generic plan finds its rows through an index whatever
- *       its parameters, once the table's statistics describe a table of some size, and never joins by comparing
- *       all pairs ({@code GenericPlanIT}); {@link PlannerStatistics} keeps the statistics of young queue tables
- *       up with their size, so no connection keeps a plan made for an empty table. The few whose best plan
+ *   <li>Every R2DBC connection uses the schema as its {@code search_path} and identifies itself as {@code
+ *       dispatcher-<worker-id>} in {@code pg_stat_activity}. It plans each prepared statement once ({@code
+ *       plan_cache_mode=force_generic_plan}, {@link SessionSettings}): planned per call, planning would cost about as
+ *       much server time as executing under steady ingest. Every other statement's generic plan finds its rows through
+ *       an index whatever its parameters, once the table's statistics describe a table of some size, and never joins by
+ *       comparing all pairs ({@code GenericPlanIT}); {@link PlannerStatistics} keeps the statistics of young queue
+ *       tables up with their size, so no connection keeps a plan made for an empty table. The few whose best plan
  *       depends on their values (the claims that read a live index in {@code seq} order, retention) run in a
- *       transaction planned per call ({@code store.Connections}). Results come back in binary format ({@code forceBinary}): in text
- *       format, parsing timestamps with a {@code DateTimeFormatter} and payloads from hex took a quarter of the
- *       relay JVM's CPU in a drain profile (JFR), on the event loop that runs every statement's results.
+ *       transaction planned per call ({@code store.Connections}). Results come back in binary format ({@code
+ *       forceBinary}): in text format, parsing timestamps with a {@code DateTimeFormatter} and payloads from hex would
+ *       cost the event loop that runs every statement's results much of its time.
  *   <li>Flyway creates and migrates the schema at start-up (history table from {@code spring.flyway.table}).
  *       When {@code spring.flyway.url} is not set it connects over JDBC to the database, user and password of
  *       {@code spring.r2dbc.*}.

@@ -99,8 +99,8 @@ public record InboxProperties(List<Consumer> consumers) {
         public static final String WEBHOOK_HANDLER = "webhook";
         public static final int DEFAULT_BATCH_SIZE = 100;
         /**
-         * Measured with the inbox benchmark: 16 keeps a webhook receiver answering in 2 ms at 0.7 of its own
-         * ceiling at the same concurrency or better; an in-process handler holds one pooled connection per
+         * Handler invocations at once per consumer (docs/benchmarks.md, the inbox mode, measures it against its
+         * receiver's ceiling at the same concurrency); an in-process handler holds one pooled connection per
          * invocation, so raise Boot's pool size ({@code spring.r2dbc.pool.max-size}) with it.
          */
         public static final int DEFAULT_CONCURRENCY = 16;

@@ -30,7 +30,7 @@ import org.springframework.util.unit.DataSize;
  *     {@code seq} order) or not ({@code none})
  * @param claimLinger least time between two claims unless the earlier came back full (0s..1s): under a trickle of
  *     inserts, rows arriving within it share one claim instead of one claim each; under a stream faster than 500 rows
- *     a second the claim loop stretches it with the rate, up to 4 times ({@code ClaimLoop.stretchedLinger})
+ *     a second the claim loop stretches it with the rate, up to 4 times ({@code ClaimPacing.stretchedLinger})
  * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim takes fewer rows when
  *     payloads are large (one row larger than what is left still goes alone), so the relay's memory is bounded by
  *     bytes as well as by {@code max-in-flight-batches x batch-size} rows; shared evenly by the sources as

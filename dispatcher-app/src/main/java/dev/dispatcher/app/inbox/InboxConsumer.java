@@ -40,7 +40,8 @@ public final class InboxConsumer {
             DispatcherMetrics metrics, @Nullable RecordPublisher deadLetters) {
         Objects.requireNonNull(receiver, "receiver");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.rows = store.consumer(settings.consumer(), settings.ordering());
+        this.rows = store.consumer(settings.consumer(), settings.ordering(),
+                InboxStore.keyRun(settings.loop().batchSize(), settings.concurrency()));
         this.scheduler = Schedulers.newSingle("dispatcher-inbox-" + settings.consumer());
         this.loop = handlerLoop(rows, handler, settings, metrics, scheduler, deadLetters);
         this.intake = new InboxIntake(receiver, store, settings, metrics, loop::wake);

@@ -72,7 +72,7 @@ public final class InboxIntake {
                         .doBeforeRetry(s -> log.warn("inbox {} intake failed ({}); resubscribing",
                                 settings.consumer(), s.failure().toString())))
                 .subscribe();
-        log.info("inbox {} intake started (worker {})", settings.consumer(), settings.workerId());
+        log.info("inbox {} intake started (worker {})", settings.consumer(), settings.loop().workerId());
     }
 
     /** Closes the consumer; offsets of batches not yet committed are left for redelivery. */
@@ -133,7 +133,7 @@ public final class InboxIntake {
                         log.info("inbox {} intake paused: backlog at {} or more", settings.consumer(),
                                 settings.maxBacklog());
                     }
-                    return Mono.delay(settings.pollInterval()).then(Mono.<Boolean>empty());
+                    return Mono.delay(settings.loop().pollInterval()).then(Mono.<Boolean>empty());
                 })
                 .repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats)
                 .then();

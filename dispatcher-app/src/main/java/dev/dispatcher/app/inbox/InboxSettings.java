@@ -13,18 +13,12 @@ import org.jspecify.annotations.Nullable;
  * ({@code dispatcher.inbox.consumers[i].*}, defaults there).
  *
  * @param consumer consumer name, part of the inbox key
- * @param workerId lease owner name, also in logs
- * @param batchSize rows per claim
+ * @param loop the claim loop's knobs: worker id, batch size, in-flight batches, lease, poll interval (also the
+ *     re-check interval of paused intake), claim linger, the handlers' retry policy and drain timeout; no byte bound
  * @param concurrency handler invocations at once across all in-flight batches; each in-process (transactional) one
  *     holds a pooled connection
- * @param maxInFlightBatches claimed batches not yet finished
- * @param leaseDuration lease length; renewed at a third of it while a message is unfinished
- * @param pollInterval wake-up of an idle loop, and the re-check interval of paused intake
- * @param claimLinger least time between two claims unless the earlier came back full
- * @param retryPolicy backoff and attempt limit of failed handlers
  * @param maxBacklog live rows of this consumer at which intake pauses until the handlers catch up
  * @param handlerTimeout how long one handler invocation may run before it counts as a transient failure
- * @param drainTimeout how long shutdown waits for in-flight messages
  * @param maxPayloadBytes the longest value stored; a longer one is stored dead-lettered without it (poison)
  * @param ordering {@link Ordering#PER_KEY}: a key's messages are handled one at a time, in the inbox's arrival
  *     order (offset order within a partition); {@link Ordering#NONE}: any message in any order
@@ -33,29 +27,32 @@ import org.jspecify.annotations.Nullable;
  */
 public record InboxSettings(
         String consumer,
-        String workerId,
-        int batchSize,
+        LoopSettings loop,
         int concurrency,
-        int maxInFlightBatches,
-        Duration leaseDuration,
-        Duration pollInterval,
-        Duration claimLinger,
-        RetryPolicy retryPolicy,
         long maxBacklog,
         Duration handlerTimeout,
-        Duration drainTimeout,
         long maxPayloadBytes,
         Ordering ordering,
         @Nullable DeadLetterTopic deadLetterTopic) {
 
     public InboxSettings {
         Objects.requireNonNull(consumer, "consumer");
-        Objects.requireNonNull(workerId, "workerId");
+        Objects.requireNonNull(loop, "loop");
         Objects.requireNonNull(handlerTimeout, "handlerTimeout");
         Objects.requireNonNull(ordering, "ordering");
         if (maxPayloadBytes < 1) {
             throw new IllegalArgumentException("maxPayloadBytes must be positive, but was " + maxPayloadBytes);
         }
+    }
+
+    /** Settings from the flat list of knobs, as {@code dispatcher.inbox.consumers[i].*} names them. */
+    public InboxSettings(String consumer, String workerId, int batchSize, int concurrency, int maxInFlightBatches,
+            Duration leaseDuration, Duration pollInterval, Duration claimLinger, RetryPolicy retryPolicy,
+            long maxBacklog, Duration handlerTimeout, Duration drainTimeout, long maxPayloadBytes, Ordering ordering,
+            @Nullable DeadLetterTopic deadLetterTopic) {
+        this(consumer, new LoopSettings(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval,
+                claimLinger, retryPolicy, drainTimeout), concurrency, maxBacklog, handlerTimeout, maxPayloadBytes,
+                ordering, deadLetterTopic);
     }
 
     /** Settings without per-key order or a dead-letter topic, as every consumer had before they existed. */
@@ -68,21 +65,13 @@ public record InboxSettings(
 
     /** These settings with {@code ordering}. */
     public InboxSettings withOrdering(Ordering ordering) {
-        return new InboxSettings(consumer, workerId, batchSize, concurrency, maxInFlightBatches, leaseDuration,
-                pollInterval, claimLinger, retryPolicy, maxBacklog, handlerTimeout, drainTimeout, maxPayloadBytes,
-                ordering, deadLetterTopic);
+        return new InboxSettings(consumer, loop, concurrency, maxBacklog, handlerTimeout, maxPayloadBytes, ordering,
+                deadLetterTopic);
     }
 
     /** These settings with dead letters also published to {@code topic} (null: off). */
     public InboxSettings withDeadLetterTopic(@Nullable DeadLetterTopic topic) {
-        return new InboxSettings(consumer, workerId, batchSize, concurrency, maxInFlightBatches, leaseDuration,
-                pollInterval, claimLinger, retryPolicy, maxBacklog, handlerTimeout, drainTimeout, maxPayloadBytes,
-                ordering, topic);
-    }
-
-    /** The claim loop's knobs. */
-    public LoopSettings loop() {
-        return new LoopSettings(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval, claimLinger,
-                retryPolicy, drainTimeout);
+        return new InboxSettings(consumer, loop, concurrency, maxBacklog, handlerTimeout, maxPayloadBytes, ordering,
+                topic);
     }
 }

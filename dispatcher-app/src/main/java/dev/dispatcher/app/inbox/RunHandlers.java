@@ -90,6 +90,19 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     }
 
     /**
+     * A per-key claim takes at most {@link InboxStore#keyRun} rows of a key: a run that long may have left later rows
+     * of its key, claimable once this batch releases the key.
+     */
+    @Override
+    public boolean mayHaveLeftRowsOfItsKeys(List<ClaimedInboxMessage> batch) {
+        if (settings.ordering() != Ordering.PER_KEY) {
+            return false;
+        }
+        int keyRun = InboxStore.keyRun(settings.loop().batchSize(), settings.concurrency());
+        return runs(batch).stream().anyMatch(run -> run.size() >= keyRun && run.getFirst().orderingKey() != null);
+    }
+
+    /**
      * A batch as runs: each key's messages in {@code seq} order (keys by their bytes, in the order they first
      * appear), and each message without a key alone.
      */
@@ -175,7 +188,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     }
 
     private Mono<Void> run(InboxMessage message, Connection connection) {
-        return Mono.defer(() -> handler.handle(message, new HandlerContext(connection, settings.workerId())))
+        return Mono.defer(() -> handler.handle(message, new HandlerContext(connection, settings.loop().workerId())))
                 .timeout(settings.handlerTimeout());
     }
 

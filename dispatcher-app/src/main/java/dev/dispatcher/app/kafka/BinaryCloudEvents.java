@@ -1,6 +1,6 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.MessageHeaders;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -28,7 +28,7 @@ final class BinaryCloudEvents implements RecordFormat {
     }
 
     @Override
-    public OutboundRecord toRecord(ClaimedMessage m) {
+    public OutboundRecord toRecord(ClaimedOutboxMessage m) {
         OutgoingEvent event = OutgoingEvent.of(m, source);
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(PREFIX + OutgoingEvent.SPECVERSION, OutgoingEvent.SPEC_VERSION);

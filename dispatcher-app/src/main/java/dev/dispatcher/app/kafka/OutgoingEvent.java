@@ -1,6 +1,6 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.MessageHeaders;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +48,7 @@ record OutgoingEvent(
     static final String TRACESTATE_HEADER = "tracestate";
 
     /** The event of {@code m}, with {@code source} as its source. */
-    static OutgoingEvent of(ClaimedMessage m, String source) {
+    static OutgoingEvent of(ClaimedOutboxMessage m, String source) {
         return new OutgoingEvent(m.leased().id().value(), source, m.eventType(), m.createdAt().toString(), m.key(),
                 m.contentType(), m.correlationId(), m.causationId(), m.headers().get(MessageHeaders.TRACEPARENT),
                 m.headers().get(TRACESTATE_HEADER));

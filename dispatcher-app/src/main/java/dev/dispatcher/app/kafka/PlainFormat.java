@@ -1,6 +1,6 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.MessageHeaders;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,7 +18,7 @@ final class PlainFormat implements RecordFormat {
     }
 
     @Override
-    public OutboundRecord toRecord(ClaimedMessage m) {
+    public OutboundRecord toRecord(ClaimedOutboxMessage m) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(MessageHeaders.MESSAGE_ID, m.leased().id().value());
         headers.put(MessageHeaders.EVENT_TYPE, m.eventType());

@@ -1,6 +1,6 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import java.net.URI;
 
 /**
@@ -23,7 +23,7 @@ import java.net.URI;
 public sealed interface RecordFormat permits PlainFormat, BinaryCloudEvents, StructuredCloudEvents {
 
     /** The record of {@code message}, on its own topic. */
-    OutboundRecord toRecord(ClaimedMessage message);
+    OutboundRecord toRecord(ClaimedOutboxMessage message);
 
     /** Today's records: the payload as the value, Dispatcher's headers. */
     static RecordFormat plain() {

@@ -36,9 +36,9 @@ public interface RecordPublisher extends AutoCloseable {
      * {@code max.block.ms} for the same answer); one that finds its topic unavailable ends the hand-off for that
      * topic only.
      *
-     * <p>Why: a relay batch at 2,000 messages a second per key carries 10-40 keys; published lane by lane, every
-     * lane cost a task on the send thread and another on a Reactor thread, each waiting for a core on a saturated
-     * machine. Together, a batch costs one of each. The default publishes the lanes one by one, all at once.
+     * <p>Why: a relay batch carries many keys' runs; published lane by lane, every lane would cost a task on the
+     * send thread and another on a Reactor thread, each waiting for a core on a saturated machine. Together, a batch
+     * costs one of each. The default publishes the lanes one by one, all at once.
      */
     default Mono<List<List<PublishResult>>> publishAll(List<Lane> lanes, Pace pace) {
         if (lanes.isEmpty()) {
@@ -60,9 +60,8 @@ public interface RecordPublisher extends AutoCloseable {
      * Whether records may wait to fill the producer's batches ({@code linger.ms}) or should leave at once.
      *
      * <p>Why two: a relay that has caught up claims a few rows at a time, and each claim's records then waited the
-     * whole linger for company that was not coming (at 300 messages/s, p50 commit-to-Kafka 8 ms with {@code
-     * linger.ms} 5 against 4 ms with 0); a relay draining a backlog hands off a full batch at once, and without a
-     * linger the producer's sender took the first records of each hand-off away in requests of their own.
+     * whole linger for company that was not coming; a relay draining a backlog hands off a full batch at once, and
+     * without a linger the producer's sender took the first records of each hand-off away in requests of their own.
      */
     enum Pace {
         /** A full claim: part of a backlog, more follows at once; the producer's {@code linger.ms} applies. */

@@ -1,6 +1,6 @@
 package dev.dispatcher.app.kafka;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.MessageHeaders;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
@@ -69,7 +69,7 @@ final class StructuredCloudEvents implements RecordFormat {
     }
 
     @Override
-    public OutboundRecord toRecord(ClaimedMessage m) {
+    public OutboundRecord toRecord(ClaimedOutboxMessage m) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(MessageHeaders.CONTENT_TYPE, CONTENT_TYPE);
         headers.put(MessageHeaders.MESSAGE_ID, m.leased().id().value());

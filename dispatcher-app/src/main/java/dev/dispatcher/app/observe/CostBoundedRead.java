@@ -6,11 +6,11 @@ import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
 /**
- * A read for gauges whose cost grows with the data, run no more often than its own cost allows: after a read that
- * took {@code d}, the next one runs only once {@code d x costRatio} has passed since it started; a poll before that
- * reuses the last value. Cheap reads therefore run on every poll, and an expensive one, such as counting a backlog
- * of hundreds of thousands of live rows (150-400 ms of a PostgreSQL backend each time, measured during a drain,
- * at the moment the database is busiest), keeps to a bounded share of one backend: {@code 1 / costRatio}.
+ * A read for gauges whose cost grows with the data, run no more often than its own cost allows: after a read that took
+ * {@code d}, the next one runs only once {@code d x costRatio} has passed since it started; a poll before that reuses
+ * the last value. Cheap reads therefore run on every poll, and an expensive one, such as counting a backlog of hundreds
+ * of thousands of live rows while the database is busiest, keeps to a bounded share of one backend: {@code 1 /
+ * costRatio}.
  *
  * <p>Not thread-safe: one poller at a time ({@link PeriodicPass} runs one pass at a time).
  *

@@ -4,7 +4,7 @@ import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.kafka.RecordPublisher;
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.DispatchResult;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.time.Instant;
@@ -51,7 +51,7 @@ final class LanePlan {
         Set<String> refused = new HashSet<>();
         boolean blocked = false;
         for (int i = 0; i < lane.messages().size(); i++) {
-            ClaimedMessage m = lane.messages().get(i);
+            ClaimedOutboxMessage m = lane.messages().get(i);
             if (blocked) {
                 plan.results[i] = new DispatchResult.NotAttempted("an earlier message of key " + m.key()
                         + " was held back");

@@ -7,7 +7,7 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.DispatchResult;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -58,7 +58,7 @@ import reactor.core.publisher.Mono;
  * ({@link #beforeDeadLetter}), after every lane of the batch was handed off: a dead-letter send never delays a
  * lane, and counts on no breaker.
  */
-final class PublishLanes implements BatchStrategy<ClaimedMessage> {
+final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
 
     private static final Logger log = LoggerFactory.getLogger(PublishLanes.class);
 
@@ -88,14 +88,14 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         this.topics = new TopicBreakers(topicBreakers, publisher, settings.missingTopicTimeout(), metrics, clock);
         this.deadLetters = settings.deadLetterTopic() == null ? null
                 : new RelayDeadLetters(settings.deadLetterTopic(), settings.format(),
-                        new DeadLetterPublisher(publisher, "relay " + settings.workerId(), metrics));
+                        new DeadLetterPublisher(publisher, "relay " + settings.loop().workerId(), metrics));
     }
 
     @Override
-    public Mono<List<Attempt<ClaimedMessage>>> work(Batch<ClaimedMessage> batch) {
+    public Mono<List<Attempt<ClaimedOutboxMessage>>> work(Batch<ClaimedOutboxMessage> batch) {
         // a full claim is part of a backlog: its records may linger to fill the producer's batches; a partial one
         // means the relay has caught up, and its records leave at once
-        RecordPublisher.Pace pace = batch.messages().size() >= settings.batchSize()
+        RecordPublisher.Pace pace = batch.messages().size() >= settings.loop().batchSize()
                 ? RecordPublisher.Pace.BATCHED : RecordPublisher.Pace.PROMPT;
         return Flux.fromIterable(lanes(batch.messages()))
                 .buffer(settings.publishConcurrency())
@@ -121,11 +121,11 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
 
     @Override
     public Mono<Void> probe() {
-        return publisher.probe(settings.pollInterval().plusSeconds(1))
+        return publisher.probe(settings.loop().pollInterval().plusSeconds(1))
                 .doOnNext(up -> {
                     if (up && breaker.getState() == CircuitBreaker.State.OPEN) {
                         log.info("relay {}: Kafka answers again; half-opening the circuit breaker",
-                                settings.workerId());
+                                settings.loop().workerId());
                         breaker.transitionToHalfOpenState();
                     }
                 })
@@ -138,16 +138,16 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
     }
 
     /** A key's run (ordered) or a group of rows that need no order. */
-    record Lane(List<ClaimedMessage> messages, boolean ordered) {
+    record Lane(List<ClaimedOutboxMessage> messages, boolean ordered) {
     }
 
-    List<Lane> lanes(List<ClaimedMessage> batch) {
+    List<Lane> lanes(List<ClaimedOutboxMessage> batch) {
         return switch (settings.ordering()) {
             case NONE -> List.of(new Lane(batch, false));
             case PER_KEY -> {
-                Map<String, List<ClaimedMessage>> runs = new LinkedHashMap<>();
-                List<ClaimedMessage> unkeyed = new ArrayList<>();
-                for (ClaimedMessage m : batch) {
+                Map<String, List<ClaimedOutboxMessage>> runs = new LinkedHashMap<>();
+                List<ClaimedOutboxMessage> unkeyed = new ArrayList<>();
+                for (ClaimedOutboxMessage m : batch) {
                     if (m.key() == null) {
                         unkeyed.add(m);
                     } else {
@@ -175,7 +175,7 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
      * call; a lane that handed nothing off (its topics' breakers refused it) gives its permission back; any other
      * lane is a successful one; a cancelled hand-off gives its permissions back.
      */
-    private Mono<List<Attempt<ClaimedMessage>>> publish(List<Lane> group, Batch<ClaimedMessage> batch,
+    private Mono<List<Attempt<ClaimedOutboxMessage>>> publish(List<Lane> group, Batch<ClaimedOutboxMessage> batch,
             RecordPublisher.Pace pace) {
         if (batch.stopping()) {
             return Mono.just(group.stream().flatMap(lane -> notAttempted(lane, "relay shutting down").stream())
@@ -186,11 +186,11 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         return topics.probe(names).flatMap(seenMissing -> handOff(group, pace, seenMissing));
     }
 
-    private Mono<List<Attempt<ClaimedMessage>>> handOff(List<Lane> group, RecordPublisher.Pace pace,
+    private Mono<List<Attempt<ClaimedOutboxMessage>>> handOff(List<Lane> group, RecordPublisher.Pace pace,
             Set<String> seenMissing) {
         Instant planned = clock.instant();
         List<LanePlan> plans = new ArrayList<>(group.size());
-        List<Attempt<ClaimedMessage>> attempts = new ArrayList<>();
+        List<Attempt<ClaimedOutboxMessage>> attempts = new ArrayList<>();
         for (Lane lane : group) {
             if (!breaker.tryAcquirePermission()) {
                 attempts.addAll(notAttempted(lane, "circuit breaker open"));
@@ -269,11 +269,11 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
 
     /** Opens the relay-wide breaker when the cluster itself does not answer; never errors. */
     private Mono<Void> askTheCluster() {
-        return publisher.probe(settings.pollInterval().plusSeconds(1))
+        return publisher.probe(settings.loop().pollInterval().plusSeconds(1))
                 .doOnNext(up -> {
                     if (!up && breaker.getState() != CircuitBreaker.State.OPEN) {
                         log.warn("relay {}: sends timed out and Kafka does not answer; opening the circuit breaker",
-                                settings.workerId());
+                                settings.loop().workerId());
                         breaker.transitionToOpenState();
                     }
                 })
@@ -281,13 +281,13 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
     }
 
     /** The lane's attempts, with the publish timers of its published rows. */
-    private List<Attempt<ClaimedMessage>> attempts(LanePlan plan, Duration latency, Instant now) {
+    private List<Attempt<ClaimedOutboxMessage>> attempts(LanePlan plan, Duration latency, Instant now) {
         Lane lane = plan.lane();
         List<DispatchResult> results = plan.results();
-        List<Attempt<ClaimedMessage>> attempts = new ArrayList<>(results.size());
+        List<Attempt<ClaimedOutboxMessage>> attempts = new ArrayList<>(results.size());
         boolean blocked = false;
         for (int i = 0; i < results.size(); i++) {
-            ClaimedMessage m = lane.messages().get(i);
+            ClaimedOutboxMessage m = lane.messages().get(i);
             DispatchResult r = results.get(i);
             if (r instanceof DispatchResult.Published) {
                 metrics.publishLatency(latency);
@@ -302,9 +302,9 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
         return attempts;
     }
 
-    private static List<Attempt<ClaimedMessage>> notAttempted(Lane lane, String reason) {
+    private static List<Attempt<ClaimedOutboxMessage>> notAttempted(Lane lane, String reason) {
         DispatchResult result = new DispatchResult.NotAttempted(reason);
-        return lane.messages().stream().<Attempt<ClaimedMessage>>map(m -> new Attempt.Dispatched<>(m, result))
+        return lane.messages().stream().<Attempt<ClaimedOutboxMessage>>map(m -> new Attempt.Dispatched<>(m, result))
                 .toList();
     }
 
@@ -313,7 +313,7 @@ final class PublishLanes implements BatchStrategy<ClaimedMessage> {
      * RelayDeadLetters}); the loop writes their transitions once this completes.
      */
     @Override
-    public Mono<Void> beforeDeadLetter(List<DeadLetter<ClaimedMessage>> deadLetters) {
+    public Mono<Void> beforeDeadLetter(List<DeadLetter<ClaimedOutboxMessage>> deadLetters) {
         return this.deadLetters == null ? Mono.empty() : this.deadLetters.publish(deadLetters);
     }
 }

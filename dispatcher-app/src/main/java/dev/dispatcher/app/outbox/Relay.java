@@ -3,7 +3,7 @@ package dev.dispatcher.app.outbox;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.queue.ClaimLoop;
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -29,7 +29,7 @@ public final class Relay {
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
 
     private final RelaySettings settings;
-    private final ClaimLoop<ClaimedMessage> loop;
+    private final ClaimLoop<ClaimedOutboxMessage> loop;
     private final Scheduler scheduler;
     private final boolean ownScheduler;
 
@@ -47,7 +47,7 @@ public final class Relay {
     public Relay(OutboxStore store, RecordPublisher publisher, RelaySettings settings, CircuitBreaker breaker,
             CircuitBreakerRegistry topicBreakers, DispatcherMetrics metrics, BooleanSupplier paused) {
         this(store, publisher, settings, breaker, topicBreakers, metrics, paused,
-                Schedulers.newSingle("dispatcher-relay-" + settings.workerId()), Clock.systemUTC(), true);
+                Schedulers.newSingle("dispatcher-relay-" + settings.loop().workerId()), Clock.systemUTC(), true);
     }
 
     /** A relay whose loop turns and times its waits on {@code scheduler}, and reads {@code clock} for latency. */
@@ -76,7 +76,7 @@ public final class Relay {
     /** Starts claiming. Idempotent. */
     public void start() {
         loop.start();
-        log.info("relay {}: records in format {}, dead-letter topic {}", settings.workerId(), settings.format(),
+        log.info("relay {}: records in format {}, dead-letter topic {}", settings.loop().workerId(), settings.format(),
                 settings.deadLetterTopic() == null ? "off" : settings.deadLetterTopic());
     }
 

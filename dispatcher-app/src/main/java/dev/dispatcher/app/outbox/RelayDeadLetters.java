@@ -6,7 +6,7 @@ import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.queue.BatchStrategy.DeadLetter;
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -34,10 +34,10 @@ final class RelayDeadLetters {
     }
 
     /** Publishes {@code deadLetters}; completes when each was acknowledged or failed, never errors. */
-    Mono<Void> publish(List<DeadLetter<ClaimedMessage>> deadLetters) {
+    Mono<Void> publish(List<DeadLetter<ClaimedOutboxMessage>> deadLetters) {
         List<DeadLetterPublisher.Letter> letters = new ArrayList<>(deadLetters.size());
-        for (DeadLetter<ClaimedMessage> dead : deadLetters) {
-            ClaimedMessage m = dead.message();
+        for (DeadLetter<ClaimedOutboxMessage> dead : deadLetters) {
+            ClaimedOutboxMessage m = dead.message();
             String id = m.leased().id().value();
             Optional<String> problem = topic.problemFor(m.topic());
             if (problem.isPresent()) {

@@ -12,18 +12,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Immutable settings of one relay, validated by the configuration layer ({@code dispatcher.relay.*}).
  *
- * @param workerId lease owner name, also in logs
- * @param batchSize rows per claim
- * @param maxInFlightBatches claimed batches not yet finished, at most
+ * @param loop the claim loop's knobs: worker id, batch size, in-flight batches and bytes, lease, poll interval,
+ *     claim linger, retry policy and drain timeout
  * @param publishConcurrency key runs (lanes) of one batch published at once
- * @param leaseDuration lease length; renewed at a third of it while a batch is in flight
- * @param pollInterval fallback wake-up when no notification arrives, and the breaker's probe interval
  * @param ordering per-key or none
- * @param retryPolicy backoff and attempt limit
- * @param drainTimeout how long shutdown waits for in-flight batches
- * @param claimLinger least time between the starts of two claims, unless the earlier one came back full
- * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most (a claim takes fewer rows when
- *     payloads are large; one row larger than what is left still goes alone)
  * @param missingTopicTimeout how long a topic may be missing (as this relay sees it, without a break) before its
  *     rows are dead-lettered
  * @param format how a row becomes its Kafka record ({@code dispatcher.relay.format})
@@ -31,17 +23,9 @@ import org.jspecify.annotations.Nullable;
  *     headers) before its row turns {@code DEAD_LETTERED}, or null (off)
  */
 public record RelaySettings(
-        String workerId,
-        int batchSize,
-        int maxInFlightBatches,
+        LoopSettings loop,
         int publishConcurrency,
-        Duration leaseDuration,
-        Duration pollInterval,
         Ordering ordering,
-        RetryPolicy retryPolicy,
-        Duration drainTimeout,
-        Duration claimLinger,
-        long maxInFlightBytes,
         Duration missingTopicTimeout,
         RecordFormat format,
         @Nullable DeadLetterTopic deadLetterTopic) {
@@ -54,9 +38,26 @@ public record RelaySettings(
     public static final Duration DEFAULT_MISSING_TOPIC_TIMEOUT = Duration.ofMinutes(5);
 
     public RelaySettings {
+        Objects.requireNonNull(loop, "loop");
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(missingTopicTimeout, "missingTopicTimeout");
         Objects.requireNonNull(format, "format");
+    }
+
+    /**
+     * Settings from the flat list of knobs, as {@code dispatcher.relay.*} names them.
+     *
+     * @param claimLinger least time between the starts of two claims, unless the earlier one came back full
+     * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most (a claim takes fewer rows when
+     *     payloads are large; one row larger than what is left still goes alone)
+     */
+    public RelaySettings(String workerId, int batchSize, int maxInFlightBatches, int publishConcurrency,
+            Duration leaseDuration, Duration pollInterval, Ordering ordering, RetryPolicy retryPolicy,
+            Duration drainTimeout, Duration claimLinger, long maxInFlightBytes, Duration missingTopicTimeout,
+            RecordFormat format, @Nullable DeadLetterTopic deadLetterTopic) {
+        this(new LoopSettings(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval, claimLinger,
+                retryPolicy, drainTimeout, maxInFlightBytes), publishConcurrency, ordering, missingTopicTimeout,
+                format, deadLetterTopic);
     }
 
     /** Settings in the plain format, without a dead-letter topic. */
@@ -94,23 +95,17 @@ public record RelaySettings(
 
     /** These settings with another missing-topic timeout. */
     public RelaySettings withMissingTopicTimeout(Duration timeout) {
-        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
-                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, timeout, format,
-                deadLetterTopic);
+        return new RelaySettings(loop, publishConcurrency, ordering, timeout, format, deadLetterTopic);
     }
 
     /** These settings with records in {@code format}. */
     public RelaySettings withFormat(RecordFormat format) {
-        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
-                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, missingTopicTimeout,
-                format, deadLetterTopic);
+        return new RelaySettings(loop, publishConcurrency, ordering, missingTopicTimeout, format, deadLetterTopic);
     }
 
     /** These settings with dead letters also published to {@code topic} (null: off). */
     public RelaySettings withDeadLetterTopic(@Nullable DeadLetterTopic topic) {
-        return new RelaySettings(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration,
-                pollInterval, ordering, retryPolicy, drainTimeout, claimLinger, maxInFlightBytes, missingTopicTimeout,
-                format, topic);
+        return new RelaySettings(loop, publishConcurrency, ordering, missingTopicTimeout, format, topic);
     }
 
     /** Settings with the default claim linger and missing-topic timeout. */
@@ -119,11 +114,5 @@ public record RelaySettings(
             Duration drainTimeout) {
         this(workerId, batchSize, maxInFlightBatches, publishConcurrency, leaseDuration, pollInterval, ordering,
                 retryPolicy, drainTimeout, DEFAULT_CLAIM_LINGER);
-    }
-
-    /** The claim loop's knobs. */
-    public LoopSettings loop() {
-        return new LoopSettings(workerId, batchSize, maxInFlightBatches, leaseDuration, pollInterval, claimLinger,
-                retryPolicy, drainTimeout, maxInFlightBytes);
     }
 }

@@ -41,6 +41,14 @@ public interface BatchStrategy<M> {
     }
 
     /**
+     * Whether the claim that gave {@code batch} may have left rows of its keys behind although it was not full (a
+     * claim that takes at most so many rows of a key): then its finish wakes the loop as a full batch's does.
+     */
+    default boolean mayHaveLeftRowsOfItsKeys(List<M> batch) {
+        return false;
+    }
+
+    /**
      * Hands on the messages of a worked batch that the loop is about to dead-letter (the domain's decision for their
      * results), before their transitions are written: the loop writes them only once this completes, so a message
      * published to a dead-letter topic here turns {@code DEAD_LETTERED} only after the topic has it. The batch's

@@ -30,45 +30,32 @@ import reactor.core.scheduler.Scheduler;
  * and drains on {@link #stop()}. The outbox relay and every inbox consumer run one.
  *
  * <p><b>Gating.</b> Every turn of the loop either claims or waits, on the loop's own scheduler, for something that
- * will really change, so no turn can repeat synchronously (least of all on the R2DBC event loop that delivered a
- * notification):
+ * will really change, so no turn repeats synchronously (least of all on the R2DBC event loop that delivered a
+ * notification). In order:
  * <ul>
  *   <li>{@code maxInFlightBatches} unfinished batches, or their payloads at {@code maxInFlightBytes}: wait for one
  *       to finish (or the poll interval); otherwise a claim is given the bytes the batches in flight leave;</li>
  *   <li>paused: wait for the pause switch to change (or the poll interval); wake-ups are ignored meanwhile;</li>
  *   <li>destination unavailable (the relay's open breaker): wait a poll interval, then probe; claim nothing;</li>
- *   <li>the last claim came back full: claim at once;</li>
- *   <li>it found some rows: claim again once {@code claimLinger} has passed since it started (more may be
- *       committing: writers that commit while another notifies skip their own notification); under a stream of
- *       more than {@link #STREAM_RATE} rows a second the linger stretches with the rate, up to {@link
- *       #MAX_STRETCH} times ({@link #stretchedLinger}). A claim after one that found nothing only because batches
- *       in flight held every key with rows counts its rows over the window since that claim too: the stream went
- *       on behind the held keys (in 2,000/s per-key runs such a claim took 100-260 rows, and with the configured 5
- *       ms linger after it the next claims found nothing until its batch finished);</li>
- *   <li>it found none while batches were in flight and the strategy {@linkplain BatchStrategy#holdsBackWork() holds
- *       back work} (per-key order: what it could not take may wait for the keys those batches hold): claim at once
- *       when one of them finishes having held back work (below), or after a wake-up and the linger the stream had
- *       (new work may be on other keys), doubled for each further such empty claim up to the poll interval ({@link
- *       #heldBackLinger}), not a claim linger after every wake-up. Why: in 2,000/s per-key runs on a
- *       saturated machine, a batch that stalled (its claim or Deliver waiting 50-200 ms for a core) was followed by
- *       an empty claim every 5 ms, each costing the database 2.5-6 ms for nothing while it was busiest, and the
- *       rows it held back were claimed up to a linger after it had freed their keys;</li>
- *   <li>it found none: wait for a wake-up after the generation recorded when it started, or the poll interval, then
- *       the linger.</li>
+ *   <li>otherwise {@link ClaimPacing} decides from the last claim's outcome: at once after a full claim, a linger
+ *       after a partial one, after a wake-up (or when a batch that held back work finishes) after an empty one.</li>
  * </ul>
- * A finished batch frees capacity and wakes the loop only when rows may be waiting for it: rows it gave back, or
- * (when the strategy {@linkplain BatchStrategy#holdsBackWork() holds back work}) a full batch or one during which
- * new work was signalled.
+ * A wake-up is never missed: each wait starts from a signal generation read before the state it waits on. A finished
+ * batch frees capacity, and wakes the loop only when rows may be waiting for it: rows it gave back, or (when the
+ * strategy {@linkplain BatchStrategy#holdsBackWork() holds back work}) a full batch or one during which new work was
+ * signalled. Leased rows never exceed {@code maxInFlightBatches} x {@code batchSize}.
  *
  * <p><b>Writing.</b> The loop decides each {@link Attempt.Dispatched} with the domain's {@code DispatchDecision},
  * hands the messages it dead-letters to the strategy first ({@link BatchStrategy#beforeDeadLetter}: a dead-letter
- * topic, while the batch's leases are still renewed), and writes the batch's transitions in one statement, retried with backoff while {@link DatabaseFailures} calls
- * the error retryable (safe: a lost commit acknowledgement is recognised as our own write). A write that still
- * fails is counted as {@code persist_rejected}; the leases run out and the rows are claimed again. Every outcome is
- * counted; non-applied ones are warned about and never counted as success.
+ * topic, while the batch's leases are still renewed), and writes the batch's transitions in one statement, retried
+ * with backoff while {@link DatabaseFailures} calls the error retryable (safe: a lost commit acknowledgement is
+ * recognised as our own write). A write that still fails is counted as {@code persist_rejected}; the leases run out
+ * and the rows are claimed again. Every outcome is counted; non-applied ones are warned about and never counted as
+ * success.
  *
  * <p>Thread-safety: {@link #wake()}, {@link #pauseChanged()} and {@link #stop()} may be called from any thread.
- * Claim-loop state is owned by the loop (one turn at a time); shared counters are atomics.
+ * Claim-loop state (the pacing, the generations seen) is owned by the loop (one turn at a time); shared counters
+ * are atomics.
  *
  * @param <M> the claimed row type
  */
@@ -108,17 +95,8 @@ public final class ClaimLoop<M extends Claimed> {
     private volatile Sinks.Empty<Void> finished = Sinks.empty();
     /** Owned by the loop. */
     private volatile long seenGeneration = -1;
-    /** Owned by the loop: rows the last claim returned (full: claim again; some: after the linger; none: wait). */
-    private volatile int lastClaimSize;
-    /** Owned by the loop: the last claim came back full, by rows or by bytes ({@link #fullByBytes}). */
-    private volatile boolean lastClaimFull;
-    private volatile long lastClaimStartNanos;
-    /** Owned by the loop: the wait after the last claim if it found some rows ({@link #stretchedLinger}). */
-    private volatile long lingerNanos;
-    /** Owned by the loop: the last claim found nothing while batches holding back work were in flight. */
-    private volatile boolean heldBack;
-    /** Owned by the loop: consecutive claims that found nothing while batches holding back work were in flight. */
-    private volatile int heldBackClaims;
+    /** Owned by the loop: when the next claim may start, from the last claim's outcome. */
+    private volatile ClaimPacing pacing;
     /** Owned by the loop: the {@link #freed} generation when the last claim started, so no finish is missed. */
     private volatile long freedAtClaim;
     private volatile Disposable running;
@@ -143,8 +121,7 @@ public final class ClaimLoop<M extends Claimed> {
         this.paused = Objects.requireNonNull(paused, "paused");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.writer = new TransitionWriter(queue, settings, metrics, scheduler);
-        this.lastClaimStartNanos = scheduler.now(TimeUnit.NANOSECONDS) - settings.claimLinger().toNanos();
-        this.lingerNanos = settings.claimLinger().toNanos();
+        this.pacing = ClaimPacing.initial(settings, scheduler.now(TimeUnit.NANOSECONDS));
     }
 
     /**
@@ -159,10 +136,7 @@ public final class ClaimLoop<M extends Claimed> {
             stopping.set(false);
             stopped = Sinks.empty();
             finished = Sinks.empty();
-            lastClaimSize = 0;
-            lastClaimFull = false;
-            heldBack = false;
-            heldBackClaims = 0;
+            pacing = pacing.restarted();
             seenGeneration = -1; // work may have arrived while stopped: the new run claims at once, as the first did
         }
         Sinks.Empty<Void> runFinished = finished;
@@ -277,22 +251,21 @@ public final class ClaimLoop<M extends Claimed> {
                     .then(Mono.defer(() -> stopping.get() ? Mono.<Void>empty() : strategy.probe()))
                     .then(Mono.empty());
         }
-        if (lastClaimFull) {
-            return claim();
-        }
-        if (lastClaimSize > 0) {
-            return linger().then(Mono.defer(this::claim));
-        }
-        if (heldBack) {
-            Mono<Void> batchFinished = freed.awaitAfter(freedAtClaim, settings.pollInterval(), scheduler);
-            Mono<Void> newWork = wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler)
-                    .then(Mono.defer(() -> waitSinceLastClaim(heldBackLinger(lingerNanos, heldBackClaims,
-                            settings.pollInterval().toNanos()))));
-            return waitFor(Mono.firstWithSignal(batchFinished, newWork)).then(Mono.defer(this::claimUnlessStopping));
-        }
-        return waitFor(wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler))
-                .then(Mono.defer(this::linger))
-                .then(Mono.defer(this::claimUnlessStopping));
+        return switch (pacing.next()) {
+            case ClaimPacing.ClaimNow now -> claim();
+            case ClaimPacing.ClaimAt at -> waitUntil(at.atNanos()).then(Mono.defer(this::claim));
+            case ClaimPacing.ClaimOnFreedOrWakeup on -> {
+                Mono<Void> batchFinished = freed.awaitAfter(freedAtClaim, settings.pollInterval(), scheduler);
+                Mono<Void> newWork = wakeups.awaitAfter(seenGeneration, settings.pollInterval(), scheduler)
+                        .then(Mono.defer(() -> waitUntil(on.atNanos())));
+                yield waitFor(Mono.firstWithSignal(batchFinished, newWork))
+                        .then(Mono.defer(this::claimUnlessStopping));
+            }
+            case ClaimPacing.ClaimOnWakeup on -> waitFor(wakeups.awaitAfter(seenGeneration, settings.pollInterval(),
+                    scheduler))
+                    .then(Mono.defer(() -> waitUntil(on.atNanos())))
+                    .then(Mono.defer(this::claimUnlessStopping));
+        };
     }
 
     /**
@@ -310,36 +283,6 @@ public final class ClaimLoop<M extends Claimed> {
     }
 
     /**
-     * Rows a second up to which a stream of partial claims keeps the configured {@code claimLinger}; above it the
-     * linger stretches in proportion to the rate ({@link #stretchedLinger}).
-     */
-    static final double STREAM_RATE = 500;
-    /** The most the linger stretches under a fast stream: this many times {@code claimLinger}. */
-    static final int MAX_STRETCH = 4;
-
-    /**
-     * The wait after a partial claim: {@code claimLinger}, stretched under a fast stream to {@code claimLinger x rate /
-     * STREAM_RATE}, at most {@code MAX_STRETCH} times. Why: every claim and its batch cost the same fixed work whatever
-     * they carry (two statements, their commits and plans, a batch's Reactor chains and sends), and a relay behind HTTP
-     * ingest at 2,000-3,000 messages a second claimed every 5 ms, 12-17 rows at a time: with a fixed 20 ms linger the
-     * same service took 15-22% more single-message requests a second (wrk, pairwise), and with this stretch 12 and 23%
-     * more, at a fifth less PostgreSQL CPU per request. Under a slow stream (300 a second) the claims are cheap for an
-     * idle machine, so the linger, and the latency it adds, stays as configured.
-     *
-     * @param rows the rows the last claim found (fewer than a batch)
-     * @param sinceClaimBeforeNanos the time from the claim before it (which also found rows, fewer than a batch) to
-     *     its start: the window those rows arrived in
-     */
-    static long stretchedLinger(long lingerNanos, int rows, long sinceClaimBeforeNanos) {
-        if (sinceClaimBeforeNanos <= 0 || rows <= 0) {
-            return lingerNanos;
-        }
-        double perSecond = rows * 1e9 / sinceClaimBeforeNanos;
-        double stretch = Math.min(MAX_STRETCH, Math.max(1.0, perSecond / STREAM_RATE));
-        return (long) (lingerNanos * stretch);
-    }
-
-    /**
      * Whether a claim of {@code rows} rows and {@code bytes} payload bytes, given {@code budget} bytes, came back full
      * by bytes: less is left of the budget than the claim's mean row, so a claim cut short by the budget (it stops
      * before the row that would pass it) counts as full and the loop claims again as soon as there is room, rather
@@ -349,29 +292,9 @@ public final class ClaimLoop<M extends Claimed> {
         return rows > 0 && budget - bytes < bytes / rows;
     }
 
-    /**
-     * The wait before a claim on new work after {@code emptyClaims} consecutive claims that found nothing because
-     * batches in flight held back every row: the stream's linger, doubled for each such claim after the first, at
-     * most {@code pollNanos}. Why: with per-key order, a batch in flight that holds every key with rows (64 keys,
-     * a stalled batch of 76 rows in a 2,000/s run) makes every claim before it finishes come back empty, and such a
-     * batch stalls when the machine is busiest; one empty claim every 6.7 ms linger for its 128 ms (16 in a row) was
-     * what the loop did (ClaimLoop DEBUG log), each a statement that walks every key. The finish of the batch still
-     * claims at once; only rows on keys no batch holds may wait longer, and never more than the poll interval.
-     */
-    static long heldBackLinger(long lingerNanos, int emptyClaims, long pollNanos) {
-        int doublings = Math.min(Math.max(emptyClaims - 1, 0), 30);
-        return lingerNanos > pollNanos >> doublings ? pollNanos : lingerNanos << doublings;
-    }
-
-    /** Waits out the rest of the linger ({@link #stretchedLinger}) since the previous claim started. */
-    private Mono<Void> linger() {
-        return waitSinceLastClaim(lingerNanos);
-    }
-
-    /** Waits until {@code nanos} have passed since the previous claim started. */
-    private Mono<Void> waitSinceLastClaim(long nanos) {
-        long remaining = nanos
-                - (scheduler.now(TimeUnit.NANOSECONDS) - lastClaimStartNanos);
+    /** Waits until {@code atNanos} on the loop's clock, cut short by {@link #stop()}; at once if it has passed. */
+    private Mono<Void> waitUntil(long atNanos) {
+        long remaining = ClaimPacing.delay(atNanos, scheduler.now(TimeUnit.NANOSECONDS));
         return remaining > 0 ? waitFor(Mono.delay(Duration.ofNanos(remaining), scheduler).then()) : Mono.empty();
     }
 
@@ -380,11 +303,7 @@ public final class ClaimLoop<M extends Claimed> {
         freedAtClaim = freed.generation();
         long external = externalWakeups.get();
         long start = scheduler.now(TimeUnit.NANOSECONDS);
-        // the window this claim's rows arrived in, when the claim before it also found some but not a full batch,
-        // or found none only because batches in flight held their keys (the stream went on behind them)
-        boolean streaming = (lastClaimSize > 0 && !lastClaimFull) || heldBack;
-        long sinceClaimBefore = start - lastClaimStartNanos;
-        lastClaimStartNanos = start;
+        pacing = pacing.started(start);
         claims.incrementAndGet();
         long budget = settings.maxInFlightBytes() - inFlightBytes.get(); // positive: turn() checked it
         return Mono.defer(() -> queue.claim(settings.workerId(), settings.batchSize(), budget,
@@ -400,21 +319,14 @@ public final class ClaimLoop<M extends Claimed> {
                 })
                 .doOnNext(claimed -> {
                     List<M> batch = claimed.messages();
-                    lastClaimSize = batch.size();
-                    lastClaimFull = claimed.full();
-                    heldBack = batch.isEmpty() && strategy.holdsBackWork() && inFlight.get() > 0;
-                    heldBackClaims = heldBack ? heldBackClaims + 1 : 0;
-                    if (!heldBack) { // held back, the stream's linger stays: the rows are still arriving
-                        lingerNanos = streaming
-                                ? stretchedLinger(settings.claimLinger().toNanos(), batch.size(), sinceClaimBefore)
-                                : settings.claimLinger().toNanos();
-                    }
+                    pacing = pacing.claimed(batch.size(), claimed.full(),
+                            batch.isEmpty() && strategy.holdsBackWork() && inFlight.get() > 0);
                     metrics.leaseExpirations(queue.queue(), batch.stream().filter(Claimed::leaseExpired).count());
                     if (log.isDebugEnabled()) {
                         log.debug("{} {}: claimed {} rows in {} us, {} batches in flight, next linger {} us", name,
                                 settings.workerId(), batch.size(),
                                 (scheduler.now(TimeUnit.NANOSECONDS) - start) / 1000, inFlight.get(),
-                                lingerNanos / 1000);
+                                pacing.lingerNanos() / 1000);
                     }
                 })
                 .filter(claimed -> !claimed.messages().isEmpty())
@@ -425,10 +337,7 @@ public final class ClaimLoop<M extends Claimed> {
                 .onErrorResume(e -> {
                     log.warn("{} {}: claim failed ({}); retrying after {}", name, settings.workerId(), e.toString(),
                             settings.pollInterval());
-                    lastClaimSize = 0;
-                    lastClaimFull = false;
-                    heldBack = false;
-                    heldBackClaims = 0;
+                    pacing = pacing.failed();
                     return waitFor(Mono.delay(settings.pollInterval(), scheduler).then());
                 });
     }
@@ -514,7 +423,7 @@ public final class ClaimLoop<M extends Claimed> {
 
     /** A leased key's later rows wait for its lease: rows that arrived meanwhile, or rows a full claim left. */
     private boolean mayHaveHeldBackRows(ClaimedBatch<M> claimed) {
-        return strategy.holdsBackWork()
-                && (claimed.full() || externalWakeups.get() > claimed.wakeupsAtClaim());
+        return strategy.holdsBackWork() && (claimed.full() || externalWakeups.get() > claimed.wakeupsAtClaim()
+                || strategy.mayHaveLeftRowsOfItsKeys(claimed.messages()));
     }
 }

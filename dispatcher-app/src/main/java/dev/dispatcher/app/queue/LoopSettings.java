@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param pollInterval fallback wake-up when no notification arrives, the pause switch's re-check and the probe
  *     interval while the destination is unavailable
  * @param claimLinger least time between the starts of two claims unless the earlier came back full (stretched under
- *     a fast stream, {@link ClaimLoop#stretchedLinger})
+ *     a fast stream, {@link ClaimPacing#stretchedLinger})
  * @param retryPolicy backoff and attempt limit for failed attempts
  * @param drainTimeout how long {@link ClaimLoop#stop()} waits for in-flight batches
  * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim is given what the batches

@@ -53,16 +53,14 @@ final class Connections {
     static final String BEGIN_INDEX_ORDERED = BEGIN_PLANNED_PER_CALL + "; SET LOCAL enable_bitmapscan = off";
 
     /**
-     * One claim statement in its own READ COMMITTED transaction, planned for its actual parameters and without
-     * bitmap scans, committed when its rows have all been read (rolled back on error or cancellation). A claim
-     * takes the first rows of a live index in {@code seq} order and stops: an index scan reads about the rows it
-     * takes. On a table PostgreSQL has not analysed since its backlog grew (a new table, or a burst after a quiet
-     * time) the planner estimates a handful of live rows and prefers a bitmap scan, which reads and sorts the
-     * whole backlog on every claim: measured on a never-analysed table with 20,000 live rows, 26 ms for a 100-row
-     * inbox claim against 2.6 ms with the index scan, and 44 ms for a 500-row unordered outbox claim of 50,000 (its
-     * sort spilled to disk). The connection's cached generic plan would not do either: not knowing the limit, it
-     * joins the picked rows back to the table with a hash join over a sequential scan ({@code GenericPlanIT}).
-     * Two more round trips per claimed batch buy a plan that depends on neither statistics nor a guess.
+     * One claim statement in its own READ COMMITTED transaction, planned for its actual parameters and without bitmap
+     * scans, committed when its rows have all been read (rolled back on error or cancellation). A claim takes the first
+     * rows of a live index in {@code seq} order and stops: an index scan reads about the rows it takes. On a table
+     * PostgreSQL has not analysed since its backlog grew (a new table, or a burst after a quiet time) the planner
+     * estimates a handful of live rows and prefers a bitmap scan, which reads and sorts the whole backlog on every
+     * claim ({@code ClaimPlanIT}). The connection's cached generic plan would not do either: not knowing the limit, it
+     * joins the picked rows back to the table with a hash join over a sequential scan ({@code GenericPlanIT}). Two more
+     * round trips per claimed batch buy a plan that depends on neither statistics nor a guess.
      */
     static <T> Flux<T> inIndexOrder(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
         return opened(BEGIN_INDEX_ORDERED, connections, work);

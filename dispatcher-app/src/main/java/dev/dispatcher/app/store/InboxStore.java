@@ -42,15 +42,24 @@ public interface InboxStore {
 
     /** The rows of {@code consumer}, as the claim loop's port, claimed without regard to keys. */
     default Consumer consumer(String consumer) {
-        return consumer(consumer, Ordering.NONE);
+        return consumer(consumer, Ordering.NONE, Integer.MAX_VALUE);
     }
 
     /**
      * The rows of {@code consumer}, as the claim loop's port, claimed with {@code ordering}: with {@link
-     * Ordering#PER_KEY} a key's rows are leased one run at a time from its head, in {@code seq} order (the key is its
-     * bytes: a text key's UTF-8 or a binary key's own; rows without a key are unordered).
+     * Ordering#PER_KEY} a key's rows are leased one run at a time from its head, in {@code seq} order, at most {@code
+     * keyRun} rows of a key per claim (the key is its bytes: a text key's UTF-8 or a binary key's own; rows without a
+     * key are unordered).
      */
-    Consumer consumer(String consumer, Ordering ordering);
+    Consumer consumer(String consumer, Ordering ordering, int keyRun);
+
+    /**
+     * The most rows of one key a per-key claim of {@code batchSize} rows takes for {@code concurrency} workers that
+     * handle a key's rows one at a time: enough keys in every claim to keep every worker busy (at least one row).
+     */
+    static int keyRun(int batchSize, int concurrency) {
+        return Math.max(1, (batchSize + concurrency - 1) / concurrency);
+    }
 
     /** One consumer's rows. */
     interface Consumer extends LeasedQueue<ClaimedInboxMessage> {

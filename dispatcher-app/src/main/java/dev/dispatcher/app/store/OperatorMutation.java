@@ -4,7 +4,7 @@ import dev.dispatcher.domain.MessageStatus;
 import java.util.Objects;
 
 /**
- * What became of an operator's single-message mutation of a row of type {@code E} ({@link OutboxEntry},
+ * What became of an operator's single-message mutation of a row of type {@code E} ({@link OutboxOperatorRow},
  * {@link InboxEntry}): exactly one of five results, switched over exhaustively by the API (which renders each as a
  * response or an RFC 9457 problem). Never retried behind the operator's back.
  */

@@ -34,7 +34,7 @@ public final class OperatorStore {
     }
 
     /** A page of rows and the seq to continue after, when there may be more. */
-    public record Page(List<OutboxEntry> items, Long nextAfterSeq) {
+    public record Page(List<OutboxOperatorRow> items, Long nextAfterSeq) {
     }
 
     /** Backlog figures, dead letters and the pause switch. */
@@ -42,9 +42,9 @@ public final class OperatorStore {
     }
 
     /** The row, or nothing. */
-    public Mono<OutboxEntry> find(UUID id) {
+    public Mono<OutboxOperatorRow> find(UUID id) {
         return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(OutboxSql.FIND).bind("$1", id)
-                        .execute()).flatMap(r -> r.map(OutboxEntry::of)))
+                        .execute()).flatMap(r -> r.map(OutboxOperatorRow::of)))
                 .next();
     }
 
@@ -59,7 +59,7 @@ public final class OperatorStore {
                     if (key != null) {
                         s.bind(topic != null ? "$4" : "$3", key);
                     }
-                    return Flux.from(s.execute()).flatMap(r -> r.map(OutboxEntry::of));
+                    return Flux.from(s.execute()).flatMap(r -> r.map(OutboxOperatorRow::of));
                 })
                 .collectList()
                 .map(rows -> rows.size() > limit
@@ -68,23 +68,23 @@ public final class OperatorStore {
     }
 
     /** Replays a finished message: back to PENDING, attempts 0, visible now. */
-    public Mono<OperatorMutation<OutboxEntry>> replay(UUID id, long expectedVersion, String actor) {
+    public Mono<OperatorMutation<OutboxOperatorRow>> replay(UUID id, long expectedVersion, String actor) {
         return row(id).apply(connections, expectedVersion, MessageStatus.PENDING,
                 c -> c.createStatement(OutboxSql.REPLAY).bind("$1", id).bind("$2", expectedVersion), actor,
                 AuditSql.Action.REPLAY, Map.of());
     }
 
     /** Dead-letters a live message by hand; a relay holding its lease loses it. */
-    public Mono<OperatorMutation<OutboxEntry>> deadLetter(UUID id, long expectedVersion, String actor,
+    public Mono<OperatorMutation<OutboxOperatorRow>> deadLetter(UUID id, long expectedVersion, String actor,
             String reason) {
         return row(id).apply(connections, expectedVersion, MessageStatus.DEAD_LETTERED,
                 c -> c.createStatement(OutboxSql.MANUAL_DEAD_LETTER).bind("$1", id).bind("$2", expectedVersion)
                         .bind("$3", reason), actor, AuditSql.Action.DEAD_LETTER, Map.of("reason", reason));
     }
 
-    private static OptimisticMutation<OutboxEntry> row(UUID id) {
+    private static OptimisticMutation<OutboxOperatorRow> row(UUID id) {
         return new OptimisticMutation<>(c -> c.createStatement(OutboxSql.FIND_FOR_UPDATE).bind("$1", id),
-                OutboxEntry::of, AuditSql.QUEUE_OUTBOX, id.toString(), Map.of());
+                OutboxOperatorRow::of, AuditSql.QUEUE_OUTBOX, id.toString(), Map.of());
     }
 
     /** Replays up to {@code limit} dead letters matching the filter; returns their ids in seq order. */

@@ -15,14 +15,14 @@ import reactor.core.publisher.Mono;
  * in auto-commit: no transaction stays open while a caller publishes. Errors are the driver's
  * {@code R2dbcException}s, signalled, never thrown.
  */
-public interface OutboxStore extends LeasedQueue<ClaimedMessage> {
+public interface OutboxStore extends LeasedQueue<ClaimedOutboxMessage> {
 
     /**
      * Claims up to {@code limit} claimable rows for {@code owner} in one statement, honouring {@code ordering}.
      * Increments each row's attempts, gives it a fresh lease token and a lease of {@code lease} from database
      * time. An empty list means nothing is claimable now.
      */
-    default Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering) {
+    default Mono<List<ClaimedOutboxMessage>> claimBatch(String owner, int limit, Duration lease, Ordering ordering) {
         return claimBatch(owner, limit, Long.MAX_VALUE, lease, ordering);
     }
 
@@ -31,15 +31,16 @@ public interface OutboxStore extends LeasedQueue<ClaimedMessage> {
      * claim stops adding rows once their payloads would pass {@code maxBytes}; a first row larger than that is still
      * claimed alone. Per key, what is claimed stays a contiguous run from the key's head.
      */
-    Mono<List<ClaimedMessage>> claimBatch(String owner, int limit, long maxBytes, Duration lease, Ordering ordering);
+    Mono<List<ClaimedOutboxMessage>> claimBatch(String owner, int limit, long maxBytes, Duration lease,
+            Ordering ordering);
 
     /** Claims with the ordering this store was created with (see {@link #r2dbc(ConnectionFactory, Ordering)}). */
     @Override
-    Mono<List<ClaimedMessage>> claim(String owner, int limit, Duration lease);
+    Mono<List<ClaimedOutboxMessage>> claim(String owner, int limit, Duration lease);
 
     /** {@link #claim(String, int, Duration)} within a payload byte budget. */
     @Override
-    Mono<List<ClaimedMessage>> claim(String owner, int limit, long maxBytes, Duration lease);
+    Mono<List<ClaimedOutboxMessage>> claim(String owner, int limit, long maxBytes, Duration lease);
 
     @Override
     default Queue queue() {

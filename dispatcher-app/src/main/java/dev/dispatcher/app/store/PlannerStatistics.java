@@ -16,15 +16,14 @@ import reactor.core.publisher.Mono;
  * Keeps PostgreSQL's planner statistics of the queue tables ({@code outbox_message}, {@code inbox_message}) up with
  * their size while they are young, so that no connection keeps a plan made for an empty table.
  *
- * <p>Why: the service's connections plan each prepared statement once ({@code SessionSettings}), with the
- * statistics of that moment. On a table that is empty, or was last analysed while small, the cheapest plan of
- * nearly every statement reads the whole table (a sequential scan, or the table as the outer side of a join):
- * harmless then, but the plan stays while the table grows, until autovacuum's next ANALYZE invalidates it, which
- * takes 50 changed rows plus 10% of the table and the next autovacuum round (a minute by default). Measured on
- * PostgreSQL 15, a relay started on an empty outbox behind a 2,000 messages/s stream: the per-key claim's lock
- * step scanned 23,902 rows to lock 71 (22 of its 23.7 ms), 7.9 ms per claim on average; with this class,
- * 0.59 ms (and Deliver 0.32 against 0.55 ms). PostgreSQL invalidates every session's cached plans of a table when
- * it is analysed, so one ANALYZE re-plans them all on their next call.
+ * <p>Why: the service's connections plan each prepared statement once ({@code SessionSettings}), with the statistics of
+ * that moment. On a table that is empty, or was last analysed while small, the cheapest plan of nearly every statement
+ * reads the whole table (a sequential scan, or the table as the outer side of a join): harmless then, but the plan
+ * stays while the table grows, until autovacuum's next ANALYZE invalidates it, which takes 50 changed rows plus 10% of
+ * the table and the next autovacuum round (a minute by default): a relay started on an empty outbox behind a steady
+ * stream would lock its claims through scans of the whole table (docs/measurements.md, "Moved from the README and
+ * javadoc"). PostgreSQL invalidates every session's cached plans of a table when it is analysed, so one ANALYZE
+ * re-plans them all on their next call.
  *
  * <p>Rule ({@link #due}): a table is analysed when its statistics assume fewer than {@value #SETTLED_ROWS} rows and
  * it now holds at least {@value #FIRST_ROWS} live rows and twice what they assume (and twice what it held at this

@@ -102,9 +102,12 @@ final class R2dbcInboxStore implements InboxStore {
     }
 
     @Override
-    public Consumer consumer(String consumer, Ordering ordering) {
+    public Consumer consumer(String consumer, Ordering ordering, int keyRun) {
+        if (keyRun < 1) {
+            throw new IllegalArgumentException("keyRun must be at least 1, not " + keyRun);
+        }
         return new ConsumerRows(Objects.requireNonNull(consumer, "consumer"), Objects.requireNonNull(ordering,
-                "ordering"));
+                "ordering"), keyRun);
     }
 
     @Override
@@ -120,14 +123,17 @@ final class R2dbcInboxStore implements InboxStore {
 
         private final String consumer;
         private final Ordering ordering;
+        /** The most rows of one key a per-key claim takes. */
+        private final int keyRun;
         /** Fast Deliver of a batch, the classified statement for the rest ({@link LeasedTransitions}). */
         private final LeasedTransitions transitions;
         /** Where the next per-key walk starts; written after each claim, read by the next. Owner: these rows. */
         private final AtomicReference<byte[]> keyCursor = new AtomicReference<>(new byte[0]);
 
-        ConsumerRows(String consumer, Ordering ordering) {
+        ConsumerRows(String consumer, Ordering ordering, int keyRun) {
             this.consumer = consumer;
             this.ordering = ordering;
+            this.keyRun = keyRun;
             this.transitions = new LeasedTransitions(Queue.INBOX, InboxSql.TRANSITION, InboxSql.TRANSITION_ONE,
                     InboxSql.DELIVER_LEASED, InboxSql.DELIVER_ONE, false, consumer);
         }
@@ -159,7 +165,7 @@ final class R2dbcInboxStore implements InboxStore {
                     return Connections.autoCommit(connections, c -> Flux.from(c
                                     .createStatement(InboxSql.CLAIM_PER_KEY)
                                     .bind("$1", owner).bind("$2", lease.toMillis()).bind("$3", limit)
-                                    .bind("$4", cursor).bind("$5", consumer)
+                                    .bind("$4", cursor).bind("$5", consumer).bind("$6", keyRun)
                                     .execute())
                             .flatMap(r -> r.map(R2dbcInboxStore::claimed)))
                             .collectSortedList(BY_SEQ)

@@ -13,7 +13,7 @@ import org.springframework.http.MediaType;
 /**
  * Without a browser: the console's files are served to anyone with a strict Content-Security-Policy while every
  * figure stays behind the API's OPERATOR rule, the console's 401s carry no Basic challenge, and the read endpoints
- * the console added answer as the README says.
+ * the console added answer as docs/http-api.md says.
  */
 class ConsoleAndReadEndpointsIT extends OpsTestSupport {
 

@@ -119,7 +119,7 @@ final class InboxFixture implements AutoCloseable {
         if (deadLetters != null) {
             closeables.add(deadLetters);
         }
-        ConnectionPool pool = pool(settings.workerId(), 12);
+        ConnectionPool pool = pool(settings.loop().workerId(), 12);
         InboxConsumer consumer = new InboxConsumer(receiver, InboxStore.r2dbc(pool), handler, settings, metrics,
                 deadLetters);
         consumer.start();

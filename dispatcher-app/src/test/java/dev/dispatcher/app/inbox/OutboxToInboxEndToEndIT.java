@@ -48,7 +48,7 @@ class OutboxToInboxEndToEndIT {
                         RelayBreaker.create("e2e-relay"), metrics, () -> false);
                 InboxSettings settings = new InboxSettings("e2e", "e2e-inbox", 128, 16, 4, Duration.ofSeconds(30),
                         Duration.ofMillis(100), Duration.ofMillis(5),
-                        InboxFixture.settings("e2e", "e2e-inbox").retryPolicy(), 10_000, Duration.ofSeconds(60),
+                        InboxFixture.settings("e2e", "e2e-inbox").loop().retryPolicy(), 10_000, Duration.ofSeconds(60),
                         Duration.ofSeconds(10), InboxFixture.MAX_PAYLOAD_BYTES);
                 fx.consumer(fx.receiver(topic, "e2e-group"), InboxFixture.effectHandler(), settings, metrics);
                 relay.start();

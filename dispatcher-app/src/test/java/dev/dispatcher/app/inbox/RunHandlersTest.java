@@ -69,6 +69,19 @@ class RunHandlersTest {
     }
 
     @Test
+    void aBatchWithARunAsLongAsAClaimTakesOfAKeyMayHaveLeftRowsOfThatKey() {
+        // batch size 10, concurrency 4: a claim takes at most 3 rows of a key
+        RunHandlers strategy = new RunHandlers(new NoTransactions(),
+                InboxFixture.withoutTransaction((m, c) -> Mono.empty()), settings(4), null);
+        assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("a1", "a", null, 1), message("b1", "b", null, 2),
+                message("a2", "a", null, 3), message("a3", "a", null, 4)))).isTrue();
+        assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("a1", "a", null, 1), message("b1", "b", null, 2),
+                message("a2", "a", null, 3)))).isFalse();
+        assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("u1", null, null, 1),
+                message("u2", null, null, 2), message("u3", null, null, 3)))).as("rows without a key").isFalse();
+    }
+
+    @Test
     void aBatchIsSplitIntoOneRunPerKeyAndOneRunPerMessageWithoutAKey() {
         List<List<ClaimedInboxMessage>> runs = RunHandlers.runs(List.of(message("a2", "a", null, 5),
                 message("u1", null, null, 1), message("b1", "b", null, 2), message("a1", "a", null, 3),

@@ -2,7 +2,7 @@ package dev.dispatcher.app.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.Lease;
 import dev.dispatcher.domain.LeasedMessage;
 import dev.dispatcher.domain.MessageHeaders;
@@ -26,7 +26,7 @@ class RecordFormatTest {
     static final URI SOURCE = URI.create("/orders");
 
     /** A keyed JSON row with every optional column set and stored headers, one of which spoofs a reserved name. */
-    static ClaimedMessage jsonRow() {
+    static ClaimedOutboxMessage jsonRow() {
         Map<String, String> stored = new LinkedHashMap<>();
         stored.put("traceparent", TRACEPARENT);
         stored.put("tenant", "acme");
@@ -35,11 +35,11 @@ class RecordFormatTest {
                 "application/json", stored, "corr-1", "cause-1");
     }
 
-    static ClaimedMessage row(String key, byte[] payload, String contentType, Map<String, String> headers,
+    static ClaimedOutboxMessage row(String key, byte[] payload, String contentType, Map<String, String> headers,
             String correlationId, String causationId) {
         LeasedMessage leased = new LeasedMessage(MessageId.of(UUID.fromString(ID)),
                 new Lease("w", UUID.randomUUID(), CREATED.plusSeconds(30)), 0, 1, MessageStatus.PENDING, key, 1);
-        return new ClaimedMessage(leased, "orders", "OrderPlaced", payload, contentType, headers, correlationId,
+        return new ClaimedOutboxMessage(leased, "orders", "OrderPlaced", payload, contentType, headers, correlationId,
                 causationId, CREATED, false);
     }
 

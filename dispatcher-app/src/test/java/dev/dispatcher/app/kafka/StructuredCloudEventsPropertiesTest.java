@@ -2,7 +2,7 @@ package dev.dispatcher.app.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -98,7 +98,7 @@ class StructuredCloudEventsPropertiesTest {
             @ForAll("optionalTexts") Optional<String> key,
             @ForAll("optionalTexts") Optional<String> correlationId,
             @ForAll("optionalTexts") Optional<String> traceparent) throws Exception {
-        ClaimedMessage row = RecordFormatTest.row(key.orElse(null), payload, contentType,
+        ClaimedOutboxMessage row = RecordFormatTest.row(key.orElse(null), payload, contentType,
                 traceparent.map(t -> Map.of("traceparent", t)).orElse(Map.of()), correlationId.orElse(null), null);
 
         byte[] value = RecordFormat.cloudEventsStructured(URI.create("urn:shop:orders")).toRecord(row).value();

@@ -10,7 +10,7 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
@@ -58,7 +58,7 @@ class PublishLanesBreakerTest {
         ScriptedPublisher publisher = new ScriptedPublisher(lanes -> Mono.just(sentAll(lanes)));
         CircuitBreaker breaker = RelayBreaker.create("lanes-ok");
 
-        List<Attempt<ClaimedMessage>> attempts = lanes(publisher, breaker, 64)
+        List<Attempt<ClaimedOutboxMessage>> attempts = lanes(publisher, breaker, 64)
                 .work(batch(rows("t", "a", "a", "b", "c", "c", "c"))).block(Duration.ofSeconds(5));
 
         assertThat(publisher.handOffs).as("one hand-off of three lanes").hasSize(1);
@@ -85,7 +85,7 @@ class PublishLanesBreakerTest {
         });
         CircuitBreaker breaker = RelayBreaker.create("lanes-down");
 
-        List<Attempt<ClaimedMessage>> attempts = lanes(publisher, breaker, 64)
+        List<Attempt<ClaimedOutboxMessage>> attempts = lanes(publisher, breaker, 64)
                 .work(batch(rows("t", "a", "b", "c", "d"))).block(Duration.ofSeconds(5));
 
         assertThat(results(attempts)).hasSize(4).noneMatch(r -> r instanceof DispatchResult.Published);
@@ -146,7 +146,7 @@ class PublishLanesBreakerTest {
         PublishLanes lanes = lanes(publisher, breaker, 64);
         assertThat(lanes.available()).as("half-open, nothing in flight: one trial claim").isTrue();
 
-        Mono<List<Attempt<ClaimedMessage>>> trial = lanes.work(batch(rows("t", "a", "b", "c", "d"))).cache();
+        Mono<List<Attempt<ClaimedOutboxMessage>>> trial = lanes.work(batch(rows("t", "a", "b", "c", "d"))).cache();
         trial.subscribe();
 
         assertThat(publisher.handOffs).as("the trial hand-off: the two permitted lanes").hasSize(1);
@@ -253,7 +253,7 @@ class PublishLanesBreakerTest {
         ScriptedPublisher publisher = new ScriptedPublisher(lanes -> Mono.just(sentAll(lanes)));
         PublishLanes lanes = lanes(publisher, RelayBreaker.create("lanes-mixed"), 64);
         topicBreakers.circuitBreaker("topic:gone").transitionToOpenState();
-        List<ClaimedMessage> run = new ArrayList<>(rows("orders", "k"));
+        List<ClaimedOutboxMessage> run = new ArrayList<>(rows("orders", "k"));
         run.addAll(rows("gone", "k"));
         run.addAll(rows("orders", "k"));
 
@@ -303,25 +303,24 @@ class PublishLanesBreakerTest {
                 .toList()).toList();
     }
 
-    private static List<DispatchResult> results(List<Attempt<ClaimedMessage>> attempts) {
-        return attempts.stream().map(a -> ((Attempt.Dispatched<ClaimedMessage>) a).result()).toList();
+    private static List<DispatchResult> results(List<Attempt<ClaimedOutboxMessage>> attempts) {
+        return attempts.stream().map(a -> ((Attempt.Dispatched<ClaimedOutboxMessage>) a).result()).toList();
     }
 
     private PublishLanes lanes(RecordPublisher publisher, CircuitBreaker breaker, int publishConcurrency) {
         RelaySettings base = RelayFixture.settings("lanes", Ordering.PER_KEY);
-        RelaySettings settings = new RelaySettings(base.workerId(), base.batchSize(), base.maxInFlightBatches(),
-                publishConcurrency, base.leaseDuration(), base.pollInterval(), base.ordering(), base.retryPolicy(),
-                base.drainTimeout(), base.claimLinger(), MISSING_TOPIC_TIMEOUT);
+        RelaySettings settings = new RelaySettings(base.loop(), publishConcurrency, base.ordering(),
+                MISSING_TOPIC_TIMEOUT, base.format(), base.deadLetterTopic());
         return new PublishLanes(publisher, breaker, topicBreakers, settings, metrics, clock);
     }
 
-    private static List<ClaimedMessage> rows(String topic, String... keys) {
-        List<ClaimedMessage> rows = new ArrayList<>();
+    private static List<ClaimedOutboxMessage> rows(String topic, String... keys) {
+        List<ClaimedOutboxMessage> rows = new ArrayList<>();
         for (String key : keys) {
             LeasedMessage leased = new LeasedMessage(MessageId.of(UUID.randomUUID()),
                     new Lease("lanes", UUID.randomUUID(), Instant.now().plusSeconds(30)), 0, 1, MessageStatus.PENDING,
                     key, SEQ.incrementAndGet());
-            rows.add(new ClaimedMessage(leased, topic, "e", new byte[0], "application/json", Map.of(), null, null,
+            rows.add(new ClaimedOutboxMessage(leased, topic, "e", new byte[0], "application/json", Map.of(), null, null,
                     Instant.now(), false));
         }
         return rows;
@@ -330,14 +329,14 @@ class PublishLanesBreakerTest {
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
 
     @SafeVarargs
-    private static BatchStrategy.Batch<ClaimedMessage> batch(List<ClaimedMessage>... parts) {
-        List<ClaimedMessage> rows = new ArrayList<>();
-        for (List<ClaimedMessage> part : parts) {
+    private static BatchStrategy.Batch<ClaimedOutboxMessage> batch(List<ClaimedOutboxMessage>... parts) {
+        List<ClaimedOutboxMessage> rows = new ArrayList<>();
+        for (List<ClaimedOutboxMessage> part : parts) {
             rows.addAll(part);
         }
         return new BatchStrategy.Batch<>() {
             @Override
-            public List<ClaimedMessage> messages() {
+            public List<ClaimedOutboxMessage> messages() {
                 return rows;
             }
 
@@ -347,7 +346,7 @@ class PublishLanesBreakerTest {
             }
 
             @Override
-            public void written(ClaimedMessage message) {
+            public void written(ClaimedOutboxMessage message) {
             }
         };
     }

@@ -7,7 +7,7 @@ import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
-import dev.dispatcher.app.store.ClaimedMessage;
+import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,7 +41,7 @@ class RelayCrashWindowIT {
 
             // The crashed worker: claims with a short lease, sends, and never writes its transition.
             OutboxStore crashed = OutboxStore.r2dbc(fx.pool("crashed-worker"));
-            List<ClaimedMessage> claimed = crashed.claimBatch("crashed-worker", 10, Duration.ofSeconds(2),
+            List<ClaimedOutboxMessage> claimed = crashed.claimBatch("crashed-worker", 10, Duration.ofSeconds(2),
                     Ordering.PER_KEY).block(Duration.ofSeconds(20));
             assertThat(claimed).hasSize(1);
             List<PublishResult> sent = publisher.publish(List.of(RecordFormat.plain().toRecord(claimed.getFirst())), true,

@@ -36,7 +36,7 @@ class RelayDatabaseConnectionsKilledIT {
             // a long poll interval: a delivery much faster than it after the kills proves LISTEN came back
             Duration poll = Duration.ofSeconds(5);
             RelaySettings settings = new RelaySettings(workerId, 50, 4, 8, Duration.ofSeconds(10), poll,
-                    base.ordering(), base.retryPolicy(), base.drainTimeout());
+                    base.ordering(), base.loop().retryPolicy(), base.loop().drainTimeout());
             fx.relay(settings, new RelayShutdownIT.DelayingPublisher(fx.publisher(), Duration.ofMillis(30)), metrics);
 
             RelayKafkaOutageIT.awaitAtLeast(fx, "status = 'DELIVERED'", 800, Duration.ofSeconds(30));

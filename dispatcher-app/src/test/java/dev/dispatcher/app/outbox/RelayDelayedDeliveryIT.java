@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.client.JdbcOutboxWriter;
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
+import dev.dispatcher.client.WrittenMessage;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class RelayDelayedDeliveryIT {
             String topic = "delayed-" + fx.schema;
             fx.kafka.createTopic(topic, 1);
             JdbcOutboxWriter outbox = JdbcOutboxWriter.create();
-            OutboxEntry held;
+            WrittenMessage held;
             try (Connection tx = fx.jdbc()) {
                 tx.setAutoCommit(false);
                 held = outbox.write(tx, message(topic, "k", "held").delay(DELAY).build());

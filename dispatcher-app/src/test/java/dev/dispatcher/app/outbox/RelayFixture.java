@@ -85,9 +85,9 @@ final class RelayFixture implements AutoCloseable {
 
     /** A started relay with its own pool (application_name = workerId) and metrics registry. */
     Relay relay(RelaySettings settings, RecordPublisher publisher, DispatcherMetrics metrics) {
-        ConnectionPool pool = pool(settings.workerId());
-        Relay relay = new Relay(OutboxStore.r2dbc(pool), publisher, settings, RelayBreaker.create(settings.workerId()),
-                metrics, () -> false);
+        ConnectionPool pool = pool(settings.loop().workerId());
+        Relay relay = new Relay(OutboxStore.r2dbc(pool), publisher, settings,
+                RelayBreaker.create(settings.loop().workerId()), metrics, () -> false);
         OutboxListener listener = new OutboxListener(pool, schema, relay::wake, Duration.ofSeconds(2));
         closeables.add(listener::stop);
         listener.start();

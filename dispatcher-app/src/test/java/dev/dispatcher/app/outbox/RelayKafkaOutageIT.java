@@ -59,11 +59,11 @@ class RelayKafkaOutageIT {
                     "delivery.timeout.ms", 3000, "request.timeout.ms", 1000, "max.block.ms", 1000,
                     "reconnect.backoff.ms", 50, "reconnect.backoff.max.ms", 500, "linger.ms", 5));
             RelaySettings base = RelayFixture.settings("outage-relay", Ordering.PER_KEY);
-            RelaySettings settings = new RelaySettings(base.workerId(), 50, 2, 8, base.leaseDuration(),
-                    Duration.ofMillis(200), base.ordering(), base.retryPolicy(), base.drainTimeout());
+            RelaySettings settings = new RelaySettings(base.loop().workerId(), 50, 2, 8, base.loop().leaseDuration(),
+                    Duration.ofMillis(200), base.ordering(), base.loop().retryPolicy(), base.loop().drainTimeout());
             // slows delivery so that the cut lands mid-run
             kafka.proxy().delay(Duration.ofMillis(5));
-            CircuitBreaker breaker = RelayBreaker.create(settings.workerId());
+            CircuitBreaker breaker = RelayBreaker.create(settings.loop().workerId());
 
             try (StartedRelay relay = StartedRelay.start(fx, settings, publisher, breaker, metrics, () -> false)) {
                 awaitAtLeast(fx, "status = 'DELIVERED'", 300, Duration.ofSeconds(30));
@@ -212,7 +212,7 @@ class RelayKafkaOutageIT {
 
         static StartedRelay start(RelayFixture fx, RelaySettings settings, RecordPublisher publisher,
                 CircuitBreaker breaker, DispatcherMetrics metrics, BooleanSupplier paused) {
-            ConnectionPool pool = fx.pool(settings.workerId());
+            ConnectionPool pool = fx.pool(settings.loop().workerId());
             Relay relay = new Relay(OutboxStore.r2dbc(pool), publisher, settings, breaker, metrics, paused);
             OutboxListener listener = new OutboxListener(pool, fx.schema, relay::wake, Duration.ofSeconds(2));
             listener.start();

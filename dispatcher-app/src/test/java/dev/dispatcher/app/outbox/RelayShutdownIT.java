@@ -38,8 +38,8 @@ class RelayShutdownIT {
             RelaySettings base = RelayFixture.settings("shutdown-1", Ordering.PER_KEY);
             // small batches of many key runs, four lanes at a time, each lane slowed: at any moment the in-flight
             // batches hold lanes being sent and lanes not yet handed off
-            RelaySettings settings = new RelaySettings(base.workerId(), 50, 4, 4, base.leaseDuration(),
-                    base.pollInterval(), base.ordering(), base.retryPolicy(), base.drainTimeout());
+            RelaySettings settings = new RelaySettings(base.loop().workerId(), 50, 4, 4, base.loop().leaseDuration(),
+                    base.loop().pollInterval(), base.ordering(), base.loop().retryPolicy(), base.loop().drainTimeout());
             DelayingPublisher publisher = new DelayingPublisher(fx.publisher(), Duration.ofMillis(40));
             Relay relay = fx.relay(settings, publisher, metrics);
 
@@ -57,7 +57,8 @@ class RelayShutdownIT {
             assertThat(leasedAtStop).as("work was in flight when stop was called").isPositive();
             assertThat(publisher.lanesFinishedAfterStop.get()).as("sends in flight at stop were drained")
                     .isPositive();
-            assertThat(stopTook).as("drained, not cut off by the drain timeout").isLessThan(settings.drainTimeout());
+            assertThat(stopTook).as("drained, not cut off by the drain timeout")
+                    .isLessThan(settings.loop().drainTimeout());
             assertThat(fx.count("lease_until IS NOT NULL AND status IN ('PENDING', 'RETRY_SCHEDULED')"))
                     .as("no row left leased").isZero();
             assertThat(fx.count("status IN ('RETRY_SCHEDULED', 'DEAD_LETTERED')")).isZero();
@@ -72,7 +73,7 @@ class RelayShutdownIT {
             assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied")).isEqualTo(delivered);
 
             // a stopped relay claims nothing more
-            Thread.sleep(3 * settings.pollInterval().toMillis());
+            Thread.sleep(3 * settings.loop().pollInterval().toMillis());
             assertThat(fx.count("status = 'DELIVERED'")).isEqualTo(delivered);
             assertThat(fx.count("lease_until IS NOT NULL")).isZero();
 

@@ -245,17 +245,6 @@ class ClaimLoopGatingTest {
         assertThat(gaps).as("ms between claims").hasSizeGreaterThanOrEqualTo(4).containsOnly(5L);
     }
 
-    @Test
-    void theLingerStretchesInProportionToTheRateBetweenItselfAndFourTimesItself() {
-        long linger = LINGER.toNanos();
-        long fiveMs = Duration.ofMillis(5).toNanos();
-        assertThat(ClaimLoop.stretchedLinger(linger, 2, fiveMs)).as("400/s").isEqualTo(linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 5, fiveMs)).as("1,000/s").isEqualTo(2 * linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 500, fiveMs)).as("100,000/s").isEqualTo(4 * linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 0, fiveMs)).isEqualTo(linger);
-        assertThat(ClaimLoop.stretchedLinger(linger, 5, 0)).isEqualTo(linger);
-    }
-
     /** Rows arriving at {@code perMs} a millisecond: a claim finds those that arrived since the previous one. */
     private final class Stream implements IntSupplier {
         final List<Long> claimTimes = new ArrayList<>();
@@ -351,6 +340,40 @@ class ClaimLoopGatingTest {
     }
 
     @Test
+    void aPartialBatchThatMayHaveLeftRowsOfItsKeysIsFollowedByAClaimAtOnceWhenItFinishes() {
+        for (boolean leftRows : List.of(true, false)) {
+            List<Long> claimTimes = new CopyOnWriteArrayList<>();
+            AtomicInteger claims = new AtomicInteger();
+            strategy.holdsBack = true;
+            strategy.leftRows = leftRows;
+            // a partial batch (runs cut at a key's most rows per claim), then nothing claimable while it holds its keys
+            queue.rowsPerClaim = () -> {
+                claimTimes.add(time.now(TimeUnit.MILLISECONDS));
+                return claims.getAndIncrement() == 0 ? BATCH / 2 : 0;
+            };
+            start();
+            time.advanceTimeBy(Duration.ofMillis(300));
+            assertThat(claimTimes).as("the batch, then one empty claim after the linger").hasSize(2);
+
+            strategy.finishOldest(); // no wake-up came while it ran
+            time.advanceTime();
+            if (leftRows) {
+                assertThat(claimTimes).as("its keys are free and may have rows: claimed at once").hasSize(3);
+                assertThat(claimTimes.getLast()).isEqualTo(claimTimes.getFirst() + 300);
+            } else {
+                assertThat(claimTimes).as("nothing may have been left behind: the next claim waits for the poll")
+                        .hasSize(2);
+            }
+            queue.rowsPerClaim = () -> 0;
+            strategy.finishAll();
+            loop.stop().subscribe();
+            time.advanceTimeBy(Duration.ofMinutes(1));
+            strategy.finishImmediately = false;
+            loop = null;
+        }
+    }
+
+    @Test
     void aClaimAfterAnEmptyOneBehindKeysInFlightKeepsTheStreamsLinger() {
         strategy.holdsBack = true;
         strategy.finishImmediately = true;
@@ -381,19 +404,6 @@ class ClaimLoopGatingTest {
                 + " a claim-linger later").containsExactly(65L, 85L, 90L);
         time.advanceTimeBy(Duration.ofMillis(1));
         assertThat(claimTimes).containsExactly(65L, 85L, 90L, 110L);
-    }
-
-    @Test
-    void theHeldBackLingerDoublesFromTheSecondEmptyClaimAndStopsAtThePoll() {
-        long linger = Duration.ofMillis(20).toNanos();
-        long poll = POLL.toNanos();
-
-        assertThat(ClaimLoop.heldBackLinger(linger, 1, poll)).isEqualTo(linger);
-        assertThat(ClaimLoop.heldBackLinger(linger, 2, poll)).isEqualTo(2 * linger);
-        assertThat(ClaimLoop.heldBackLinger(linger, 6, poll)).isEqualTo(32 * linger);
-        assertThat(ClaimLoop.heldBackLinger(linger, 7, poll)).isEqualTo(poll);
-        assertThat(ClaimLoop.heldBackLinger(linger, Integer.MAX_VALUE, poll)).isEqualTo(poll);
-        assertThat(ClaimLoop.heldBackLinger(0, 40, poll)).isZero();
     }
 
     @Test
@@ -547,6 +557,7 @@ class ClaimLoopGatingTest {
         final List<Sinks.Empty<Void>> open = new CopyOnWriteArrayList<>();
         volatile boolean finishImmediately;
         volatile boolean holdsBack;
+        volatile boolean leftRows;
 
         @Override
         public Mono<List<Attempt<Row>>> work(Batch<Row> batch) {
@@ -568,6 +579,11 @@ class ClaimLoopGatingTest {
         @Override
         public boolean holdsBackWork() {
             return holdsBack;
+        }
+
+        @Override
+        public boolean mayHaveLeftRowsOfItsKeys(List<Row> batch) {
+            return leftRows;
         }
 
         @Override

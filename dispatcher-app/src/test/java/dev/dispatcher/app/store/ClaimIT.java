@@ -49,7 +49,7 @@ class ClaimIT {
     }
 
     /** Claimed seqs per key, each list in seq order. */
-    private static Map<String, List<Long>> seqsByKey(List<ClaimedMessage> batch) {
+    private static Map<String, List<Long>> seqsByKey(List<ClaimedOutboxMessage> batch) {
         Map<String, List<Long>> byKey = new LinkedHashMap<>();
         batch.stream().filter(m -> m.key() != null)
                 .sorted(Comparator.comparingLong(m -> m.leased().seq()))
@@ -64,7 +64,7 @@ class ClaimIT {
                 .isEqualTo(liveBefore.get(key).subList(0, seqs.size())));
     }
 
-    private static void deliverAll(OutboxStore store, List<ClaimedMessage> batch) {
+    private static void deliverAll(OutboxStore store, List<ClaimedOutboxMessage> batch) {
         if (batch.isEmpty()) {
             return;
         }
@@ -99,8 +99,8 @@ class ClaimIT {
             Map<String, List<Long>> liveBefore = db.liveSeqsByKey();
             var both = Mono.zip(workerA.claimBatch("worker-a", 16, LEASE, Ordering.PER_KEY),
                     workerB.claimBatch("worker-b", 16, LEASE, Ordering.PER_KEY)).block(StoreTestDb.BLOCK);
-            List<ClaimedMessage> a = both.getT1();
-            List<ClaimedMessage> b = both.getT2();
+            List<ClaimedOutboxMessage> a = both.getT1();
+            List<ClaimedOutboxMessage> b = both.getT2();
             Map<String, List<Long>> runsA = seqsByKey(a);
             Map<String, List<Long>> runsB = seqsByKey(b);
 
@@ -109,10 +109,10 @@ class ClaimIT {
             assertThat(shared).as("round %d: keys held by both workers", round).isEmpty();
             assertRunsStartAtHeads(runsA, liveBefore);
             assertRunsStartAtHeads(runsB, liveBefore);
-            for (ClaimedMessage m : a) {
+            for (ClaimedOutboxMessage m : a) {
                 assertThat(claimedEver.add(m.leased().id().asUuid())).as("claimed twice: %s", m.leased().id()).isTrue();
             }
-            for (ClaimedMessage m : b) {
+            for (ClaimedOutboxMessage m : b) {
                 assertThat(claimedEver.add(m.leased().id().asUuid())).as("claimed twice: %s", m.leased().id()).isTrue();
             }
             claimedRows += a.size() + b.size();
@@ -143,11 +143,11 @@ class ClaimIT {
             Map<String, List<Long>> liveBefore = db.liveSeqsByKey();
             OutboxStore store = db.store();
 
-            List<ClaimedMessage> first = store.claimBatch("budget", 100, 550, LEASE, ordering)
+            List<ClaimedOutboxMessage> first = store.claimBatch("budget", 100, 550, LEASE, ordering)
                     .block(StoreTestDb.BLOCK);
             assertThat(first).as("%s: 100 + 100 + 300 fit 550 bytes, the next 100 would pass them", ordering)
                     .hasSize(3);
-            assertThat(first.stream().mapToLong(ClaimedMessage::payloadBytes).sum()).isEqualTo(500);
+            assertThat(first.stream().mapToLong(ClaimedOutboxMessage::payloadBytes).sum()).isEqualTo(500);
             assertRunsStartAtHeads(seqsByKey(first), liveBefore);
             assertThat(countWhere("lease_owner IS NULL AND attempts = 0")).as("%s: the rest untouched", ordering)
                     .isEqualTo(3);
@@ -155,7 +155,7 @@ class ClaimIT {
 
             db.exec("UPDATE outbox_message SET payload = convert_to(repeat('x', 1000), 'UTF8')"
                     + " WHERE status = 'PENDING'");
-            List<ClaimedMessage> large = store.claimBatch("budget", 100, 550, LEASE, ordering)
+            List<ClaimedOutboxMessage> large = store.claimBatch("budget", 100, 550, LEASE, ordering)
                     .block(StoreTestDb.BLOCK);
             assertThat(large).as("%s: a row larger than the budget goes alone", ordering).hasSize(1);
             assertThat(large.get(0).payloadBytes()).isEqualTo(1000);
@@ -167,7 +167,7 @@ class ClaimIT {
         UUID head = db.insert("k");
         UUID tail = db.insert("k");
         OutboxStore store = db.store();
-        List<ClaimedMessage> first = db.claim(store, "worker-a", 1, LEASE, Ordering.PER_KEY);
+        List<ClaimedOutboxMessage> first = db.claim(store, "worker-a", 1, LEASE, Ordering.PER_KEY);
         assertThat(first).extracting(m -> m.leased().id().asUuid()).containsExactly(head);
 
         assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY))
@@ -191,12 +191,12 @@ class ClaimIT {
         db.insert(null, Duration.ofHours(1));
         OutboxStore store = db.store();
 
-        List<ClaimedMessage> batch = db.claim(store, "worker-a", 50, LEASE, Ordering.PER_KEY);
+        List<ClaimedOutboxMessage> batch = db.claim(store, "worker-a", 50, LEASE, Ordering.PER_KEY);
 
         assertThat(batch).extracting(m -> m.leased().id().asUuid()).containsExactlyInAnyOrder(a1, a2, unkeyed);
         assertThat(db.claim(db.store(), "worker-b", 50, LEASE, Ordering.NONE))
                 .as("with ordering=none only visible rows are claimed")
-                .extracting(ClaimedMessage::key).containsExactlyInAnyOrder("a", "b");
+                .extracting(ClaimedOutboxMessage::key).containsExactlyInAnyOrder("a", "b");
         assertThat(countWhere("lease_until IS NULL")).as("future rows untouched").isEqualTo(3);
         assertThat(countWhere("visible_after > now() AND attempts > 0")).isZero();
     }
@@ -213,7 +213,7 @@ class ClaimIT {
         UUID unkeyed = db.insert(null);
         OutboxStore store = db.store();
 
-        List<ClaimedMessage> batch;
+        List<ClaimedOutboxMessage> batch;
         try (RowLockRace lockA3 = new RowLockRace(db::jdbc, "outbox_message", "id = ?", a3);
                 RowLockRace lockB1 = new RowLockRace(db::jdbc, "outbox_message", "id = ?", b1)) {
             batch = db.claim(store, "worker-a", 50, LEASE, Ordering.PER_KEY);
@@ -245,7 +245,7 @@ class ClaimIT {
         UUID c1 = db.insert("c");
         OutboxStore store = db.store();
 
-        List<ClaimedMessage> batch;
+        List<ClaimedOutboxMessage> batch;
         // a competing relay's claim of a's run, in flight: it holds every row of the run until it commits
         try (RowLockRace competitor = new RowLockRace(db::jdbc, "outbox_message", "message_key = ?", "a")) {
             batch = db.claim(store, "worker-b", 4, LEASE, Ordering.PER_KEY);
@@ -267,16 +267,17 @@ class ClaimIT {
     void anExpiredLeaseIsReclaimedAndReportedAsExpired() throws Exception {
         UUID id = db.insert("k");
         OutboxStore store = db.store();
-        ClaimedMessage first = db.claim(store, "worker-a", 10, Duration.ofSeconds(30), Ordering.PER_KEY).getFirst();
+        ClaimedOutboxMessage first = db.claim(store, "worker-a", 10, Duration.ofSeconds(30), Ordering.PER_KEY)
+                .getFirst();
         assertThat(first.leaseExpired()).isFalse();
         assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY)).as("live lease").isEmpty();
         assertThat(db.claim(store, "worker-b", 10, LEASE, Ordering.NONE)).as("live lease").isEmpty();
 
         db.expireLease(id);
-        List<ClaimedMessage> again = db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY);
+        List<ClaimedOutboxMessage> again = db.claim(store, "worker-b", 10, LEASE, Ordering.PER_KEY);
 
         assertThat(again).hasSize(1);
-        ClaimedMessage second = again.getFirst();
+        ClaimedOutboxMessage second = again.getFirst();
         assertThat(second.leased().id().asUuid()).isEqualTo(id);
         assertThat(second.leaseExpired()).isTrue();
         assertThat(second.leased().lease().token()).isNotEqualTo(first.leased().lease().token());
@@ -298,8 +299,8 @@ class ClaimIT {
         ids.addAll(db.insertAll(keys));
         OutboxStore store = db.store();
 
-        List<ClaimedMessage> first = db.claim(store, "worker-a", 4, LEASE, Ordering.NONE);
-        List<ClaimedMessage> second = db.claim(store, "worker-b", 4, LEASE, Ordering.NONE);
+        List<ClaimedOutboxMessage> first = db.claim(store, "worker-a", 4, LEASE, Ordering.NONE);
+        List<ClaimedOutboxMessage> second = db.claim(store, "worker-b", 4, LEASE, Ordering.NONE);
 
         assertThat(sortedIds(first)).isEqualTo(ids.subList(0, 4));
         assertThat(sortedIds(second)).isEqualTo(ids.subList(4, 8));
@@ -308,7 +309,7 @@ class ClaimIT {
         assertThat(countWhere("attempts = 0 AND lease_until IS NULL")).isEqualTo(2);
     }
 
-    private static List<UUID> sortedIds(List<ClaimedMessage> batch) {
+    private static List<UUID> sortedIds(List<ClaimedOutboxMessage> batch) {
         return batch.stream().sorted(Comparator.comparingLong(m -> m.leased().seq()))
                 .map(m -> m.leased().id().asUuid()).toList();
     }
@@ -331,14 +332,14 @@ class ClaimIT {
         try (Connection verify = db.jdbc()) {
             for (int claim = 0; claim < 3; claim++) {
                 long start = System.nanoTime();
-                List<ClaimedMessage> batch = db.claim(store, "worker-" + claim, limit, LEASE, Ordering.PER_KEY);
+                List<ClaimedOutboxMessage> batch = db.claim(store, "worker-" + claim, limit, LEASE, Ordering.PER_KEY);
                 long elapsedMs = (System.nanoTime() - start) / 1_000_000;
                 Map<String, List<Long>> runs = seqsByKey(batch);
                 System.out.println("DIAG skewed claim " + claim + ": " + batch.size() + " rows, " + runs.size()
                         + " keys, hot=" + runs.getOrDefault("hot", List.of()).size() + " in " + elapsedMs + " ms");
 
                 assertThat(batch).hasSize(limit);
-                assertThat(batch).extracting(ClaimedMessage::key).doesNotContainNull();
+                assertThat(batch).extracting(ClaimedOutboxMessage::key).doesNotContainNull();
                 Set<UUID> distinct = batch.stream().map(m -> m.leased().id().asUuid()).collect(Collectors.toSet());
                 assertThat(distinct).hasSize(limit);
                 for (Map.Entry<String, List<Long>> run : runs.entrySet()) {

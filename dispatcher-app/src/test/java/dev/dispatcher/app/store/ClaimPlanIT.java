@@ -104,7 +104,7 @@ class ClaimPlanIT {
 
     @Test
     void aClaimInTheScopeCommitsItsLeasesAndTakesTheOldestRows() throws Exception {
-        List<ClaimedMessage> batch = db.store().claimBatch("plan-owner", LIMIT, Duration.ofSeconds(30),
+        List<ClaimedOutboxMessage> batch = db.store().claimBatch("plan-owner", LIMIT, Duration.ofSeconds(30),
                 Ordering.NONE).block(StoreTestDb.BLOCK);
 
         assertThat(batch).hasSize(LIMIT);

@@ -60,7 +60,7 @@ class InboxPerKeyClaimIT {
 
     /** A consumer's rows with per-key claims; each call is a separate worker (its own walk cursor). */
     private static InboxStore.Consumer worker() {
-        return InboxStore.r2dbc(db.pool).consumer(CONSUMER, Ordering.PER_KEY);
+        return InboxStore.r2dbc(db.pool).consumer(CONSUMER, Ordering.PER_KEY, Integer.MAX_VALUE);
     }
 
     /** A key as the test names it: {@code bin:<hex>} is a binary key, anything else a text key, null none. */
@@ -101,6 +101,40 @@ class InboxPerKeyClaimIT {
         List<TransitionResult> results = rows.transition(batch.stream()
                 .map(m -> new TransitionRequest(m.leased(), t)).toList()).block(StoreTestDb.BLOCK);
         assertThat(results).extracting(TransitionResult::outcome).containsOnly(TransitionOutcome.APPLIED);
+    }
+
+    @Test
+    void aClaimTakesAtMostTheKeyRunOfEachKeySoOneClaimSpansManyKeys() throws Exception {
+        List<String> keys = List.of("a", "b", "c", "d", "e", "f");
+        Map<String, List<String>> byKey = new LinkedHashMap<>();
+        for (int n = 0; n < 10; n++) {
+            for (String key : keys) {
+                byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(insert(key));
+            }
+        }
+        // a key run of 3 rows: a claim of 12 spans 4 keys, where runs as long as the limit gave it the first key's
+        InboxStore.Consumer capped = InboxStore.r2dbc(db.pool).consumer(CONSUMER, Ordering.PER_KEY,
+                InboxStore.keyRun(12, 4));
+        Map<String, List<String>> first = runs(claim(capped, "worker-a", 12));
+        assertThat(first).hasSize(4);
+        first.forEach((key, run) -> assertThat(run).as("run of %s", key).isEqualTo(byKey.get(key).subList(0, 3)));
+        // the rest of a held key is not its head: no other claim takes it while the run is leased
+        Map<String, List<String>> second = runs(claim(capped, "worker-b", 60));
+        assertThat(second.keySet()).as("keys of the second claim").doesNotContainAnyElementsOf(first.keySet())
+                .hasSize(2);
+        second.forEach((key, run) -> assertThat(run).isEqualTo(byKey.get(key).subList(0, 3)));
+
+        InboxStore.Consumer uncapped = worker();
+        db.exec("DELETE FROM inbox_message");
+        List<String> oneKey = new ArrayList<>();
+        for (int n = 0; n < 10; n++) {
+            oneKey.add(insert("a"));
+            insert("b");
+        }
+        assertThat(runs(claim(uncapped, "worker-c", 10))).as("runs as long as the limit").hasSize(1)
+                .containsValue(oneKey);
+        assertThat(InboxStore.keyRun(100, 16)).isEqualTo(7);
+        assertThat(InboxStore.keyRun(10, 64)).isEqualTo(1);
     }
 
     @Test

@@ -16,6 +16,6 @@ class InboxPerKeyQueueContractIT extends InboxQueueContractIT {
 
     @Override
     LeasedQueue<ClaimedInboxMessage> create(ConnectionPool pool) {
-        return InboxStore.r2dbc(pool).consumer(CONSUMER, Ordering.PER_KEY);
+        return InboxStore.r2dbc(pool).consumer(CONSUMER, Ordering.PER_KEY, Integer.MAX_VALUE);
     }
 }

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 /** {@link LeasedQueueContract} on the outbox ({@code outbox_message}, unordered claims). */
-class OutboxQueueContractIT extends LeasedQueueContract<ClaimedMessage> {
+class OutboxQueueContractIT extends LeasedQueueContract<ClaimedOutboxMessage> {
 
     @Override
     String prefix() {
@@ -14,7 +14,7 @@ class OutboxQueueContractIT extends LeasedQueueContract<ClaimedMessage> {
     }
 
     @Override
-    LeasedQueue<ClaimedMessage> create(ConnectionPool pool) {
+    LeasedQueue<ClaimedOutboxMessage> create(ConnectionPool pool) {
         return OutboxStore.r2dbc(pool, Ordering.NONE);
     }
 

@@ -146,11 +146,11 @@ final class StoreTestDb implements AutoCloseable {
         return seqs;
     }
 
-    List<ClaimedMessage> claim(OutboxStore store, String owner, int limit, Duration lease, Ordering ordering) {
+    List<ClaimedOutboxMessage> claim(OutboxStore store, String owner, int limit, Duration lease, Ordering ordering) {
         return store.claimBatch(owner, limit, lease, ordering).block(BLOCK);
     }
 
-    List<TransitionResult> transition(OutboxStore store, ClaimedMessage m, Transition t) {
+    List<TransitionResult> transition(OutboxStore store, ClaimedOutboxMessage m, Transition t) {
         return store.transition(List.of(new TransitionRequest(m.leased(), t))).block(BLOCK);
     }
 

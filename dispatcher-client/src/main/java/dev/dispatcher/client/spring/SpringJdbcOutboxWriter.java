@@ -1,8 +1,8 @@
 package dev.dispatcher.client.spring;
 
 import dev.dispatcher.client.JdbcOutboxWriter;
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
+import dev.dispatcher.client.WrittenMessage;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
@@ -57,12 +57,12 @@ public final class SpringJdbcOutboxWriter {
      * @return the row as written; it becomes visible to the relay when the transaction commits
      * @throws IllegalTransactionStateException when no transaction is active
      */
-    public OutboxEntry write(OutboxMessage message) {
+    public WrittenMessage write(OutboxMessage message) {
         Objects.requireNonNull(message, "message");
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalTransactionStateException("no transaction is active: an outbox row must be written in"
                     + " the transaction of the change it announces (@Transactional or a TransactionTemplate)");
         }
-        return jdbc.execute((ConnectionCallback<OutboxEntry>) connection -> writer.write(connection, message));
+        return jdbc.execute((ConnectionCallback<WrittenMessage>) connection -> writer.write(connection, message));
     }
 }

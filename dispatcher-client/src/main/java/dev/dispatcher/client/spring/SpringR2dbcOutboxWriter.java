@@ -1,8 +1,8 @@
 package dev.dispatcher.client.spring;
 
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
 import dev.dispatcher.client.OutboxWriter;
+import dev.dispatcher.client.WrittenMessage;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.Objects;
 import org.springframework.r2dbc.core.DatabaseClient;
@@ -55,7 +55,7 @@ public final class SpringR2dbcOutboxWriter {
      *
      * @return the row as written; it becomes visible to the relay when the transaction commits
      */
-    public Mono<OutboxEntry> write(OutboxMessage message) {
+    public Mono<WrittenMessage> write(OutboxMessage message) {
         Objects.requireNonNull(message, "message");
         return TransactionSynchronizationManager.forCurrentTransaction()
                 .onErrorResume(NoTransactionException.class, e -> Mono.empty())

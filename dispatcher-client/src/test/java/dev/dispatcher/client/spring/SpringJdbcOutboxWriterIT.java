@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dispatcher.client.ClientTestDb;
 import dev.dispatcher.client.JdbcOutboxWriter;
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
+import dev.dispatcher.client.WrittenMessage;
 import java.sql.SQLException;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -46,7 +46,7 @@ class SpringJdbcOutboxWriterIT {
         String orderId = "order-" + UUID.randomUUID();
         UUID messageId = UUID.randomUUID();
 
-        OutboxEntry entry = transactions.execute(status -> {
+        WrittenMessage entry = transactions.execute(status -> {
             insertOrder(orderId);
             return outbox.write(placed(messageId, orderId));
         });

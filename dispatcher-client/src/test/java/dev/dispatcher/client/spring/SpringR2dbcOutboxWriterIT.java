@@ -3,9 +3,9 @@ package dev.dispatcher.client.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.client.ClientTestDb;
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
 import dev.dispatcher.client.OutboxWriter;
+import dev.dispatcher.client.WrittenMessage;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
@@ -53,7 +53,7 @@ class SpringR2dbcOutboxWriterIT {
         String orderId = "order-" + UUID.randomUUID();
         UUID messageId = UUID.randomUUID();
 
-        OutboxEntry entry = insertOrder(orderId).then(outbox.write(placed(messageId, orderId)))
+        WrittenMessage entry = insertOrder(orderId).then(outbox.write(placed(messageId, orderId)))
                 .as(transactions::transactional)
                 .block(TIMEOUT);
 

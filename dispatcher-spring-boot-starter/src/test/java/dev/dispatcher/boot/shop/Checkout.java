@@ -1,7 +1,7 @@
 package dev.dispatcher.boot.shop;
 
-import dev.dispatcher.client.OutboxEntry;
 import dev.dispatcher.client.OutboxMessage;
+import dev.dispatcher.client.WrittenMessage;
 import dev.dispatcher.client.spring.SpringJdbcOutboxWriter;
 import jakarta.persistence.EntityManager;
 import java.math.BigDecimal;
@@ -22,10 +22,10 @@ public class Checkout {
 
     /** Saves the order and writes {@code OrderPlaced}; {@code failAfterWrite} then throws, rolling both back. */
     @Transactional
-    public OutboxEntry place(String orderId, boolean failAfterWrite) {
+    public WrittenMessage place(String orderId, boolean failAfterWrite) {
         orders.persist(new PurchaseOrder(orderId, new BigDecimal("42.50")));
         orders.flush();
-        OutboxEntry entry = outbox.write(OutboxMessage.builder("orders", "OrderPlaced").key(orderId)
+        WrittenMessage entry = outbox.write(OutboxMessage.builder("orders", "OrderPlaced").key(orderId)
                 .jsonPayload("{\"orderId\":\"" + orderId + "\"}").build());
         if (failAfterWrite) {
             throw new IllegalStateException("payment declined after the outbox write");

@@ -52,7 +52,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *
  * <p>Options: {@code --concurrency 32}, {@code --batch-concurrency 16}, {@code --duration 30} (s per scenario),
  * {@code --warmup 120} (s), {@code --ceiling 15} (s), {@code --scenarios single,batch,replay[,health-flood]},
- * {@code --health-clients 200}, {@code --quick} (a
+ * {@code --health-clients 200}, {@code --health-addresses 1} (the client addresses the health callers come from,
+ * {@code 127.0.1.1} up: one address is throttled by the service's per-address health limit, 200 measure what the
+ * health answers themselves cost), {@code --quick} (a
  * few seconds each, for CI), {@code --pg-url jdbc:postgresql://host:port/db --pg-user --pg-password} and
  * {@code --bootstrap host:port} for external servers, {@code --service-jvm-options "-Xmx1g ..."}; the jar is
  * dispatcher-app's exec jar (build it first) or {@code -Ddispatcher.service.jar}.
@@ -81,6 +83,10 @@ public final class IngestBenchmark {
                 .split(",")).map(s -> IngestLoad.Scenario.valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_')))
                 .toList();
         int healthClients = Integer.parseInt(o.getOrDefault("health-clients", "200"));
+        int healthAddresses = Integer.parseInt(o.getOrDefault("health-addresses", "1"));
+        if (healthAddresses < 1 || healthAddresses > 254) {
+            throw new IllegalArgumentException("--health-addresses takes 1..254, not " + healthAddresses);
+        }
 
         String token = "dsp_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
         String schema = PostgresServer.uniqueSchemaName("gatling");
@@ -124,7 +130,7 @@ public final class IngestBenchmark {
             if (!warmup.isZero()) {
                 // through Gatling itself, so the load generator's code is as warm as the service's
                 IngestLoad.Figures w = gatling(new IngestLoad.Config(service.baseUrl, token,
-                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), warmupTopic, 0), service);
+                        IngestLoad.Scenario.WARMUP, concurrency, warmup, List.of(), warmupTopic, 0, 1), service);
                 System.out.println("warm-up (requests/s per 10 s):" + w.ratesPer(Duration.ofSeconds(10)));
             }
             double ceiling = InsertCeiling.measure(postgres, concurrency, ceilingTime);
@@ -139,7 +145,7 @@ public final class IngestBenchmark {
                     throw new IllegalArgumentException("replay repeats the ids of a single run: run single first");
                 }
                 IngestLoad.Figures f = gatling(new IngestLoad.Config(service.baseUrl, token, scenario, clients,
-                        duration, replayIds, topic, healthClients), service);
+                        duration, replayIds, topic, healthClients, healthAddresses), service);
                 figures.put(scenario, f);
                 if (scenario == IngestLoad.Scenario.SINGLE) {
                     replayIds = List.copyOf(f.accepted);
@@ -177,6 +183,7 @@ public final class IngestBenchmark {
             if (flood != null) {
                 double floodRate = flood.requests.get() / flood.seconds();
                 result.put("health_clients", healthClients);
+                result.put("health_addresses", healthAddresses);
                 result.put("health_flood_ratio", single == null ? 0
                         : Math.round(floodRate / (single.requests.get() / single.seconds()) * 100) / 100.0);
                 result.put("health_flood_failed", flood.failed.get());

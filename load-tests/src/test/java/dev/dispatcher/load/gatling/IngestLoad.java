@@ -43,10 +43,11 @@ final class IngestLoad {
 
     /**
      * One run: where, as whom, which shape, how many clients for how long, the ids a replay repeats, and how many
-     * health callers run beside the producers ({@link Scenario#HEALTH_FLOOD} only).
+     * health callers run beside the producers ({@link Scenario#HEALTH_FLOOD} only), from how many client
+     * addresses ({@code 127.0.1.1} up; one: all from the loopback address the producers use).
      */
     record Config(String baseUrl, String producerToken, Scenario scenario, int concurrency, Duration duration,
-            List<String> replayIds, String topic, int healthClients) {
+            List<String> replayIds, String topic, int healthClients, int healthAddresses) {
     }
 
     static volatile Config config;

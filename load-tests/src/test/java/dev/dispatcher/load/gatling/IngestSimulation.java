@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
@@ -76,8 +77,14 @@ public class IngestSimulation extends Simulation {
             // Gatling drops the user mid-request and the ids it sent are never counted as accepted)
             .during(config.duration(), false).on(request());
 
-    /** The health callers' protocol: no credentials, as a load balancer's probe sends none. */
-    private final HttpProtocolBuilder probes = http.baseUrl(config.baseUrl()).shareConnections();
+    /**
+     * The health callers' protocol: no credentials, as a load balancer's probe sends none; each caller binds one of
+     * {@code healthAddresses} loopback addresses (round robin per caller), so the service sees that many clients.
+     */
+    private final HttpProtocolBuilder probes = config.healthAddresses() <= 1
+            ? http.baseUrl(config.baseUrl()).shareConnections()
+            : http.baseUrl(config.baseUrl()).localAddresses(IntStream.rangeClosed(1, config.healthAddresses())
+                    .mapToObj(i -> "127.0.1." + i).toList());
 
     /** {@code healthClients} callers of the public health endpoint, each calling again as soon as it is answered. */
     private final ScenarioBuilder health = scenario("health")

@@ -10,15 +10,15 @@ import java.util.UUID;
  * An outbox row with every column an operator sees ({@code OutboxSql.FIND} and the mutations' {@code RETURNING});
  * headers as their JSON text.
  */
-public record OutboxEntry(UUID id, long seq, String topic, String key, String type, byte[] payload,
+public record OutboxOperatorRow(UUID id, long seq, String topic, String key, String type, byte[] payload,
         String contentType, String headersJson, String correlationId, String causationId, MessageStatus status,
         int attempts, Instant visibleAfter, String leaseOwner, UUID leaseToken, Instant leaseUntil, long version,
         Instant createdAt, Instant lastAttemptAt, Instant deliveredAt, Instant deadLetteredAt, String lastError)
         implements OperatorRow {
 
-    static OutboxEntry of(Readable row) {
-        return new OutboxEntry(row.get("id", UUID.class), row.get("seq", Long.class), row.get("topic", String.class),
-                row.get("message_key", String.class), row.get("event_type", String.class),
+    static OutboxOperatorRow of(Readable row) {
+        return new OutboxOperatorRow(row.get("id", UUID.class), row.get("seq", Long.class),
+                row.get("topic", String.class), row.get("message_key", String.class), row.get("event_type", String.class),
                 row.get("payload", byte[].class), row.get("content_type", String.class),
                 row.get("headers", String.class), row.get("correlation_id", String.class),
                 row.get("causation_id", String.class), MessageStatus.parse(row.get("status", String.class)),

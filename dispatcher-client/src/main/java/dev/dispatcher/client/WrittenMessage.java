@@ -4,7 +4,8 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * An outbox row as written: the relay publishes it after the writing transaction commits.
+ * A message as its outbox row was written: the row's identity, claim order and state when the insert returned;
+ * the relay publishes it after the writing transaction commits.
  *
  * @param id the message id (the Kafka {@code message-id} header)
  * @param seq the claim order; a key's rows are sent in this order
@@ -13,5 +14,5 @@ import java.util.UUID;
  * @param createdAt the database time of the insert (transaction start)
  * @param visibleAfter database time before which the relay does not publish it ({@code createdAt} unless delayed)
  */
-public record OutboxEntry(UUID id, long seq, String status, long version, Instant createdAt, Instant visibleAfter) {
+public record WrittenMessage(UUID id, long seq, String status, long version, Instant createdAt, Instant visibleAfter) {
 }

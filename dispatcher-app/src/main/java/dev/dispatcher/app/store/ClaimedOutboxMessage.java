@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param createdAt database time of the insert (commit-to-publish latency starts here)
  * @param leaseExpired whether this claim took over a lease that had run out
  */
-public record ClaimedMessage(
+public record ClaimedOutboxMessage(
         LeasedMessage leased,
         String topic,
         String eventType,
@@ -31,7 +31,7 @@ public record ClaimedMessage(
         Instant createdAt,
         boolean leaseExpired) implements Claimed {
 
-    public ClaimedMessage {
+    public ClaimedOutboxMessage {
         Objects.requireNonNull(leased, "leased");
         Objects.requireNonNull(topic, "topic");
         headers = Map.copyOf(headers);

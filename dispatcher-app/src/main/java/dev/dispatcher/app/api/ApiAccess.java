@@ -16,7 +16,8 @@ import org.springframework.web.util.pattern.PathPatternParser;
 enum ApiAccess {
 
     /** Ingest: PRODUCER (and a token's topics, checked per message). */
-    PRODUCE(HttpMethod.POST, List.of("/v1/messages", "/v1/messages/batch"), List.of("PRODUCER")),
+    PRODUCE(HttpMethod.POST, List.of("/v1/messages", "/v1/messages/batch", "/v1/sources/*/messages",
+            "/v1/sources/*/messages/batch"), List.of("PRODUCER")),
     /** {@code GET /v1/me}: any authenticated caller. */
     IDENTIFY(HttpMethod.GET, List.of("/v1/me"), List.of()),
     /** Every other read: VIEWER or OPERATOR. */

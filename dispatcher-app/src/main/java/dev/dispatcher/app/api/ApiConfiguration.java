@@ -5,11 +5,11 @@ import dev.dispatcher.app.config.IngestProperties;
 import dev.dispatcher.app.ingest.Ingest;
 import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.store.OperatorStore;
-import dev.dispatcher.app.store.OutboxStore;
+import dev.dispatcher.app.outbox.SourceRelay;
+import dev.dispatcher.app.source.PerSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.r2dbc.spi.ConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -60,8 +60,9 @@ class ApiConfiguration {
                 ingest, responder, tracing, meters, observed ? name : null);
     }
 
+    /** Each source's operator store, on the source's pool. */
     @Bean
-    OperatorStore operatorStore(ConnectionFactory connectionFactory, OutboxStore outboxStore) {
-        return OperatorStore.r2dbc(connectionFactory, outboxStore);
+    PerSource<OperatorStore> operatorStores(PerSource<SourceRelay> relays) {
+        return relays.map(relay -> OperatorStore.r2dbc(relay.source().connections(), relay.store()));
     }
 }

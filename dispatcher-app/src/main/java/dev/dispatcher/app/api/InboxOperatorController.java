@@ -11,6 +11,7 @@ import static dev.dispatcher.app.api.ProblemType.VERSION_MISMATCH;
 
 import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.store.InboxEntry;
+import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.domain.MessageId;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -38,11 +39,11 @@ import reactor.core.publisher.Mono;
 @RestController
 final class InboxOperatorController {
 
-    private final InboxOperatorStore store;
+    private final PerSource<InboxOperatorStore> stores;
     private final DispatcherProperties properties;
 
-    InboxOperatorController(InboxOperatorStore store, DispatcherProperties properties) {
-        this.store = store;
+    InboxOperatorController(PerSource<InboxOperatorStore> stores, DispatcherProperties properties) {
+        this.stores = stores;
         this.properties = properties;
     }
 
@@ -52,7 +53,7 @@ final class InboxOperatorController {
             @Parameter(description = MessageOperatorController.LIMIT_DOC) @RequestParam(required = false) String limit,
             @Parameter(description = MessageOperatorController.CURSOR_DOC) @RequestParam(required = false)
             String cursor) {
-        requireConfigured(consumer);
+        InboxOperatorStore store = storeOf(consumer);
         int parsedLimit = limit == null ? MessageOperatorController.DEFAULT_LIST_LIMIT
                 : MessageOperatorController.intParam("limit", limit, 1, MessageOperatorController.MAX_LIST_LIMIT);
         long after = cursor == null ? 0 : MessageOperatorController.decodeCursor(cursor);
@@ -67,7 +68,7 @@ final class InboxOperatorController {
     Mono<ResponseEntity<InboxMessageView>> replay(@PathVariable String consumer, @PathVariable String id,
             @Parameter(description = MessageOperatorController.IF_MATCH_DOC)
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch, Principal principal) {
-        requireConfigured(consumer);
+        InboxOperatorStore store = storeOf(consumer);
         if (id.indexOf('\0') >= 0 || id.isBlank() || id.length() > MessageId.MAX_LENGTH) {
             throw ApiProblem.invalid("id", "the message id in the path must be 1 to " + MessageId.MAX_LENGTH
                     + " characters, not blank, without NUL");
@@ -89,16 +90,17 @@ final class InboxOperatorController {
     @PostMapping("/v1/inbox/{consumer}/dead-letters/replay")
     Mono<OperatorResponses.BulkReplay> replayDeadLetters(@PathVariable String consumer, ServerWebExchange exchange,
             Principal principal) {
-        requireConfigured(consumer);
+        InboxOperatorStore store = storeOf(consumer);
         return ReplayFilter.read(exchange)
                 .flatMap(f -> store.replayDeadLetters(consumer, f.topic(), f.key(), f.errorContains(), f.limit(),
                         principal.getName()))
                 .map(ids -> new OperatorResponses.BulkReplay(ids.size(), ids));
     }
 
-    private void requireConfigured(String consumer) {
-        if (properties.inbox().consumers().stream().noneMatch(c -> c.name().equals(consumer))) {
-            throw ApiProblem.notFound("no inbox consumer named " + consumer + " is configured");
-        }
+    /** The operator store of the source whose database holds {@code consumer}'s inbox; 404 if not configured. */
+    private InboxOperatorStore storeOf(String consumer) {
+        return properties.inbox().consumers().stream().filter(c -> c.name().equals(consumer)).findFirst()
+                .map(c -> stores.get(c.source()))
+                .orElseThrow(() -> ApiProblem.notFound("no inbox consumer named " + consumer + " is configured"));
     }
 }

@@ -8,6 +8,7 @@ import static dev.dispatcher.app.api.ProblemType.PRECONDITION_REQUIRED;
 import static dev.dispatcher.app.api.ProblemType.VERSION_MISMATCH;
 
 import dev.dispatcher.app.store.OperatorMutation;
+import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxOperatorRow;
 import dev.dispatcher.domain.MessageStatus;
@@ -47,28 +48,35 @@ final class MessageOperatorController {
     private static final Pattern UUID_TEXT =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
-    private final OperatorStore operator;
+    private final PerSource<OperatorStore> operators;
 
-    MessageOperatorController(OperatorStore operator) {
-        this.operator = operator;
+    MessageOperatorController(PerSource<OperatorStore> operators) {
+        this.operators = operators;
+    }
+
+    private OperatorStore operator(String source) {
+        return SourceParameter.of(source, operators::get);
     }
 
     @Problems({INVALID_FIELD, NOT_FOUND})
     @GetMapping("/v1/messages/{id}")
-    Mono<ResponseEntity<MessageView>> get(@PathVariable String id) {
+    Mono<ResponseEntity<MessageView>> get(@PathVariable String id,
+            @Parameter(description = SourceParameter.QUERY_DOC) @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
         UUID uuid = messageId(id);
-        return operator.find(uuid)
+        return operator(source).find(uuid)
                 .switchIfEmpty(Mono.error(() -> ApiProblem.notFound("no outbox message with id " + uuid)))
                 .map(entry -> ResponseEntity.ok().eTag(MessageView.etag(entry)).body(MessageView.of(entry, true)));
     }
 
-    @Problems(INVALID_FIELD)
+    @Problems({INVALID_FIELD, NOT_FOUND})
     @GetMapping("/v1/messages")
     Mono<OperatorResponses.Page> list(@Parameter(schema = @Schema(allowableValues = {"PENDING", "RETRY_SCHEDULED",
                     "DELIVERED", "DEAD_LETTERED"})) @RequestParam(required = false) String status,
             @RequestParam(required = false) String topic, @RequestParam(required = false) String key,
             @Parameter(description = LIMIT_DOC) @RequestParam(required = false) String limit,
-            @Parameter(description = CURSOR_DOC) @RequestParam(required = false) String cursor) {
+            @Parameter(description = CURSOR_DOC) @RequestParam(required = false) String cursor,
+            @Parameter(description = SourceParameter.QUERY_DOC)
+            @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
         MessageStatus parsedStatus = status == null ? null : outboxStatus(status);
         int parsedLimit = limit == null ? DEFAULT_LIST_LIMIT : intParam("limit", limit, 1, MAX_LIST_LIMIT);
         long after = cursor == null ? 0 : decodeCursor(cursor);
@@ -78,7 +86,8 @@ final class MessageOperatorController {
         if (topic != null && topic.indexOf('\0') >= 0 || key != null && key.indexOf('\0') >= 0) {
             throw ApiProblem.invalid("topic", "filters must not contain NUL");
         }
-        return operator.list(parsedStatus, topic, key, after, parsedLimit).map(page -> new OperatorResponses.Page(
+        return operator(source).list(parsedStatus, topic, key, after, parsedLimit).map(page ->
+                new OperatorResponses.Page(
                 page.items().stream().map(e -> MessageView.of(e, false)).toList(),
                 page.nextAfterSeq() == null ? null : encodeCursor(page.nextAfterSeq())));
     }
@@ -88,10 +97,11 @@ final class MessageOperatorController {
     @PostMapping("/v1/messages/{id}/replay")
     Mono<ResponseEntity<MessageView>> replay(@PathVariable String id,
             @Parameter(description = IF_MATCH_DOC) @RequestHeader(name = HttpHeaders.IF_MATCH, required = false)
-            String ifMatch, Principal principal) {
+            String ifMatch, @Parameter(description = SourceParameter.QUERY_DOC) @RequestParam(
+                    defaultValue = SourceParameter.DEFAULT) String source, Principal principal) {
         UUID uuid = messageId(id);
         long version = expectedVersion(ifMatch);
-        return operator.replay(uuid, version, principal.getName()).map(result -> respond(uuid, result));
+        return operator(source).replay(uuid, version, principal.getName()).map(result -> respond(uuid, result));
     }
 
     @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
@@ -99,14 +109,17 @@ final class MessageOperatorController {
     @PostMapping("/v1/messages/{id}/dead-letter")
     Mono<ResponseEntity<MessageView>> deadLetter(@PathVariable String id,
             @Parameter(description = IF_MATCH_DOC) @RequestHeader(name = HttpHeaders.IF_MATCH, required = false)
-            String ifMatch, @RequestParam(required = false) String reason, Principal principal) {
+            String ifMatch, @RequestParam(required = false) String reason,
+            @Parameter(description = SourceParameter.QUERY_DOC) @RequestParam(
+                    defaultValue = SourceParameter.DEFAULT) String source, Principal principal) {
         UUID uuid = messageId(id);
         long version = expectedVersion(ifMatch);
         if (reason != null && (reason.isBlank() || reason.length() > 1000 || reason.indexOf('\0') >= 0)) {
             throw ApiProblem.invalid("reason", "reason must be 1 to 1000 characters without NUL");
         }
         String why = reason != null ? reason : "dead-lettered by operator " + principal.getName();
-        return operator.deadLetter(uuid, version, principal.getName(), why).map(result -> respond(uuid, result));
+        return operator(source).deadLetter(uuid, version, principal.getName(), why)
+                .map(result -> respond(uuid, result));
     }
 
     /** The response of a mutation, or the problem that says why it was not made. */

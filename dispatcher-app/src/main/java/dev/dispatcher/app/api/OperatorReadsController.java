@@ -1,8 +1,12 @@
 package dev.dispatcher.app.api;
 
 import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
+import static dev.dispatcher.app.api.ProblemType.NOT_FOUND;
 
+import dev.dispatcher.app.outbox.SourceRelay;
+import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.AuditTrail;
+import io.swagger.v3.oas.annotations.Parameter;
 import dev.dispatcher.app.store.InboxReads;
 import tools.jackson.databind.JsonNode;
 import dev.dispatcher.app.config.DispatcherProperties;
@@ -11,6 +15,7 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.domain.Queue;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -19,7 +24,9 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -33,19 +40,15 @@ final class OperatorReadsController {
 
     static final int MAX_AUDIT_ROWS = 100;
 
-    private final AuditTrail audit;
-    private final InboxReads inbox;
-    private final RateHistory history;
-    private final DispatcherMetrics metrics;
+    private final PerSource<SourceRelay> relays;
+    private final PerSource<InboxReads> inbox;
     private final CircuitBreaker breaker;
     private final DispatcherProperties properties;
 
-    OperatorReadsController(AuditTrail audit, InboxReads inbox, RateHistory history, DispatcherMetrics metrics,
-            CircuitBreaker breaker, DispatcherProperties properties) {
-        this.audit = audit;
+    OperatorReadsController(PerSource<SourceRelay> relays, PerSource<InboxReads> inbox, CircuitBreaker breaker,
+            DispatcherProperties properties) {
+        this.relays = relays;
         this.inbox = inbox;
-        this.history = history;
-        this.metrics = metrics;
         this.breaker = breaker;
         this.properties = properties;
     }
@@ -70,11 +73,12 @@ final class OperatorReadsController {
 
     /**
      * A configured inbox consumer, its options and its figures: {@code ordering} as configured ({@code per-key} or
-     * {@code none}), {@code deadLetterTopic} the template ({@code {topic}.DLT}) or null when off.
+     * {@code none}), {@code deadLetterTopic} the template ({@code {topic}.DLT}) or null when off, {@code source} the
+     * source whose database holds its inbox table.
      */
     record Consumer(String name, List<String> topics, String groupId, String handler, String ordering,
             String deadLetterTopic, long pending, long retryScheduled, long backlogTotal, long deadLettered,
-            long oldestLiveAgeMs) {
+            long oldestLiveAgeMs, String source) {
     }
 
     /** One operator mutation of a message, as {@code dispatch_audit} holds it. */
@@ -91,17 +95,23 @@ final class OperatorReadsController {
         }
     }
 
-    @Problems(INVALID_FIELD)
+    @Problems({INVALID_FIELD, NOT_FOUND})
     @GetMapping("/v1/messages/{id}/audit")
-    Mono<Items<AuditEntry>> audit(@PathVariable String id) {
+    Mono<Items<AuditEntry>> audit(@PathVariable String id, @Parameter(description = SourceParameter.QUERY_DOC)
+            @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
         UUID uuid = MessageOperatorController.messageId(id);
-        return audit.byMessage(uuid, MAX_AUDIT_ROWS).map(rows -> new Items<>(rows.stream().map(AuditEntry::of)
+        return SourceParameter.of(source, relays::get).audit().byMessage(uuid, MAX_AUDIT_ROWS)
+                .map(rows -> new Items<>(rows.stream().map(AuditEntry::of)
                 .toList()));
     }
 
-    @Problems(database = false)
+    @Problems(value = NOT_FOUND, database = false)
     @GetMapping("/v1/rates")
-    Rates rates() {
+    Rates rates(@Parameter(description = SourceParameter.QUERY_DOC)
+            @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
+        SourceRelay relay = SourceParameter.of(source, relays::get);
+        RateHistory history = relay.history();
+        DispatcherMetrics metrics = relay.metrics();
         List<Sample> samples = history.samples().stream()
                 .map(s -> new Sample(s.at().toString(), s.publishedPerSecond(), s.deadLetteredPerSecond(),
                         s.backlog(), s.oldestLiveAgeMs()))
@@ -115,7 +125,14 @@ final class OperatorReadsController {
     @GetMapping("/v1/inbox/consumers")
     Mono<Items<Consumer>> consumers() {
         List<InboxProperties.Consumer> configured = properties.inbox().consumers();
-        return inbox.backlogs(configured.stream().map(InboxProperties.Consumer::name).toList())
+        // each source's consumers read from that source's database, one statement per source
+        Map<String, List<String>> namesBySource = configured.stream().collect(Collectors.groupingBy(
+                InboxProperties.Consumer::source, LinkedHashMap::new,
+                Collectors.mapping(InboxProperties.Consumer::name, Collectors.toList())));
+        return Flux.fromIterable(namesBySource.entrySet())
+                .flatMapSequential(e -> inbox.get(e.getKey()).backlogs(e.getValue()))
+                .flatMapIterable(Function.identity())
+                .collectList()
                 .map(backlogs -> {
                     Map<String, InboxReads.ConsumerBacklog> byName = backlogs.stream()
                             .collect(Collectors.toMap(InboxReads.ConsumerBacklog::consumer, Function.identity()));
@@ -125,7 +142,7 @@ final class OperatorReadsController {
                                 c.ordering().name().toLowerCase(Locale.ROOT).replace('_', '-'),
                                 c.deadLetterTopic().isEmpty() ? null : c.deadLetterTopic(), b.pending(),
                                 b.retryScheduled(), b.pending() + b.retryScheduled(), b.deadLettered(),
-                                b.oldestAge().toMillis());
+                                b.oldestAge().toMillis(), c.source());
                     }).toList());
                 });
     }

@@ -14,13 +14,34 @@ final class OperatorResponses {
     record Page(List<MessageView> items, String nextCursor) {
     }
 
-    /** {@code GET /v1/stats}. */
-    record Stats(Backlog backlog, long backlogTotal, long deadLettered, long oldestLiveAgeMs, boolean relayPaused) {
+    /**
+     * {@code GET /v1/stats}: the figures of {@code source} (the one asked for), and a line for every source in
+     * {@code sources} ({@code default} first).
+     */
+    record Stats(Backlog backlog, long backlogTotal, long deadLettered, long oldestLiveAgeMs, boolean relayPaused,
+            String source, List<SourceStats> sources) {
 
-        static Stats of(OperatorStore.Stats stats) {
+        static Stats of(String source, OperatorStore.Stats stats, List<SourceStats> sources) {
             return new Stats(new Backlog(stats.backlog().pending(), stats.backlog().retryScheduled()),
                     stats.backlog().total(), stats.deadLettered(), stats.backlog().oldestAge().toMillis(),
-                    stats.relayPaused());
+                    stats.relayPaused(), source, sources);
+        }
+    }
+
+    /**
+     * One source's line of {@link Stats}; when its database did not answer in time, {@code available} is false
+     * and the figures are null.
+     */
+    record SourceStats(String name, boolean available, Long backlogTotal, Long deadLettered, Long oldestLiveAgeMs,
+            Boolean relayPaused) {
+
+        static SourceStats of(String name, OperatorStore.Stats stats) {
+            return new SourceStats(name, true, stats.backlog().total(), stats.deadLettered(),
+                    stats.backlog().oldestAge().toMillis(), stats.relayPaused());
+        }
+
+        static SourceStats unavailable(String name) {
+            return new SourceStats(name, false, null, null, null, null);
         }
     }
 

@@ -1,18 +1,26 @@
 package dev.dispatcher.app.config;
 
+import dev.dispatcher.app.source.Source;
+import dev.dispatcher.app.source.Sources;
 import dev.dispatcher.app.store.PlannerStatistics;
+import dev.dispatcher.sql.Migrations;
 import dev.dispatcher.sql.SessionSettings;
 import io.r2dbc.postgresql.PostgresqlConnectionFactoryProvider;
 import io.r2dbc.spi.ConnectionFactory;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+import org.springframework.boot.flyway.autoconfigure.FlywayProperties;
 import org.springframework.boot.r2dbc.autoconfigure.ConnectionFactoryOptionsBuilderCustomizer;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcConnectionDetails;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Mono;
 
 /**
  * Points Boot's R2DBC connections and Flyway at {@code dispatcher.schema}.
@@ -46,14 +54,35 @@ final class DatabaseConfiguration {
                 .option(PostgresqlConnectionFactoryProvider.FORCE_BINARY, true);
     }
 
+    /**
+     * Every source: {@code default} on Boot's pool (migrated by Boot's Flyway), then each of {@code
+     * dispatcher.sources} on a pool of its own, migrated here ({@link SourceDatabases}). Their pools close with it.
+     */
     @Bean
-    PlannerStatistics plannerStatistics(ConnectionFactory connectionFactory) {
-        return new PlannerStatistics(connectionFactory);
+    Sources sources(ConnectionFactory connectionFactory, DispatcherProperties properties, R2dbcProperties r2dbc,
+            ObjectProvider<FlywayProperties> flyway) {
+        FlywayProperties migrations = flyway.getIfAvailable(DatabaseConfiguration::dispatcherMigrations);
+        List<Source> others = new ArrayList<>();
+        for (int i = 0; i < properties.sources().size(); i++) {
+            others.add(SourceDatabases.open(properties.sources().get(i), i, properties, r2dbc, migrations));
+        }
+        return Sources.of(new Source(Sources.DEFAULT, connectionFactory, properties.schema(), Mono.empty()), others);
+    }
+
+    /** Flyway's settings for Dispatcher's migrations when Boot's Flyway is off. */
+    private static FlywayProperties dispatcherMigrations() {
+        FlywayProperties flyway = new FlywayProperties();
+        flyway.setCreateSchemas(true);
+        flyway.setTable(Migrations.HISTORY_TABLE);
+        flyway.setLocations(List.of(Migrations.LOCATION));
+        flyway.setPlaceholderReplacement(false);
+        return flyway;
     }
 
     @Bean
-    PlannerStatisticsLifecycle plannerStatisticsLifecycle(PlannerStatistics plannerStatistics) {
-        return new PlannerStatisticsLifecycle(plannerStatistics);
+    PlannerStatisticsLifecycle plannerStatisticsLifecycle(Sources sources) {
+        return new PlannerStatisticsLifecycle(sources.all().stream()
+                .map(source -> new PlannerStatistics(source.connections())).toList());
     }
 
     @Bean

@@ -4,9 +4,15 @@ import static dev.dispatcher.app.config.PropertyRules.invalid;
 import static dev.dispatcher.app.config.PropertyRules.quoted;
 
 import dev.dispatcher.app.queue.ThreadLocalRandomSource;
+import dev.dispatcher.app.source.Sources;
 import dev.dispatcher.domain.RetryPolicy;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -35,6 +41,8 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * @param demo the built-in demo producer
  * @param security HTTP Basic users and Bearer API tokens
  * @param inbox Kafka consumers feeding the inbox
+ * @param sources further databases to drain, each with its own tables, pool and relay, beside the {@code default}
+ *     source of {@code spring.r2dbc.*}; names are unique
  */
 @ConfigurationProperties(DispatcherProperties.PREFIX)
 public record DispatcherProperties(
@@ -46,7 +54,8 @@ public record DispatcherProperties(
         @NestedConfigurationProperty IngestProperties ingest,
         @NestedConfigurationProperty DemoProperties demo,
         @NestedConfigurationProperty SecurityProperties security,
-        @NestedConfigurationProperty InboxProperties inbox) {
+        @NestedConfigurationProperty InboxProperties inbox,
+        List<SourceProperties> sources) {
 
     /** The prefix of every property bound here. */
     public static final String PREFIX = "dispatcher";
@@ -58,6 +67,9 @@ public record DispatcherProperties(
 
     private static final Pattern UNQUOTED_IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]*");
 
+    /** A path segment and a metric tag value as they are. */
+    private static final Pattern SOURCE_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+
     /** Validates, and fills every absent value with its default. */
     public DispatcherProperties {
         if (workerId == null) {
@@ -66,11 +78,8 @@ public record DispatcherProperties(
             throw invalid("worker-id", "must not be blank", quoted(workerId));
         }
         schema = schema == null ? DEFAULT_SCHEMA : schema;
-        if (schema.length() > MAX_IDENTIFIER_LENGTH || !UNQUOTED_IDENTIFIER.matcher(schema).matches()) {
-            throw invalid("schema", "must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
-                    + " underscores, not starting with a digit, at most " + MAX_IDENTIFIER_LENGTH + " characters)",
-                    quoted(schema));
-        }
+        requireIdentifier("schema", schema);
+        sources = sources(sources == null ? List.of() : sources, schema);
         relay = relay == null ? RelayProperties.defaults() : relay;
         retry = retry == null ? RetryProperties.defaults() : retry;
         retention = retention == null ? RetentionProperties.defaults() : retention;
@@ -79,15 +88,76 @@ public record DispatcherProperties(
         security = security == null ? SecurityProperties.defaults() : security;
         inbox = inbox == null ? InboxProperties.defaults() : inbox;
         retry.toPolicy("retry", ThreadLocalRandomSource.INSTANCE);
+        List<String> sourceNames = sourceNames(sources);
         for (int i = 0; i < inbox.consumers().size(); i++) {
             inbox.consumers().get(i).retry().over(retry)
                     .toPolicy("inbox.consumers[" + i + "].retry", ThreadLocalRandomSource.INSTANCE);
+            String source = inbox.consumers().get(i).source();
+            if (!sourceNames.contains(source)) {
+                throw invalid("inbox.consumers[" + i + "].source", "must name a source (known: "
+                        + String.join(", ", sourceNames) + ")", quoted(source));
+            }
         }
     }
 
     /** Every default; the worker id is {@code <hostname>-<pid>}. */
     public static DispatcherProperties defaults() {
-        return new DispatcherProperties(null, null, null, null, null, null, null, null, null);
+        return new DispatcherProperties(null, null, null, null, null, null, null, null, null, null);
+    }
+
+    /** The names of every source, {@value Sources#DEFAULT} first, then {@code dispatcher.sources} in order. */
+    public List<String> sourceNames() {
+        return sourceNames(sources);
+    }
+
+    private static List<String> sourceNames(List<SourceProperties> sources) {
+        List<String> names = new ArrayList<>(sources.size() + 1);
+        names.add(Sources.DEFAULT);
+        sources.forEach(s -> names.add(s.name()));
+        return List.copyOf(names);
+    }
+
+    /** Validates each source, fills its schema, and checks that names are unique and not {@value Sources#DEFAULT}. */
+    private static List<SourceProperties> sources(List<SourceProperties> sources, String defaultSchema) {
+        List<SourceProperties> filled = new ArrayList<>(sources.size());
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < sources.size(); i++) {
+            String path = "sources[" + i + "]";
+            SourceProperties source = Objects.requireNonNull(sources.get(i), PREFIX + "." + path);
+            if (source.name() == null || !SOURCE_NAME.matcher(source.name()).matches()) {
+                throw invalid(path + ".name", "must be 1 to 63 lowercase letters, digits, '_' or '-', starting with a"
+                        + " letter or digit", quoted(source.name()));
+            }
+            if (Sources.DEFAULT.equals(source.name())) {
+                throw invalid(path + ".name", "must not be '" + Sources.DEFAULT + "', the name of the source of"
+                        + " spring.r2dbc.*", quoted(source.name()));
+            }
+            Integer earlier = names.putIfAbsent(source.name(), i);
+            if (earlier != null) {
+                throw invalid(path + ".name", "must be unique, same as sources[" + earlier + "]",
+                        quoted(source.name()));
+            }
+            if (source.url() == null || source.url().isBlank()) {
+                throw invalid(path + ".url", "must be set (r2dbc:postgresql://host:port/database)", "absent");
+            }
+            if (!source.url().startsWith("r2dbc:")) {
+                throw invalid(path + ".url", "must be an R2DBC URL (r2dbc:postgresql://host:port/database)",
+                        quoted(SourceProperties.maskedUrl(source.url())));
+            }
+            String schema = source.schema() == null ? defaultSchema : source.schema();
+            requireIdentifier(path + ".schema", schema);
+            filled.add(new SourceProperties(source.name(), source.url(), source.username(), source.password(),
+                    schema));
+        }
+        return List.copyOf(filled);
+    }
+
+    private static void requireIdentifier(String relativeName, String schema) {
+        if (schema.length() > MAX_IDENTIFIER_LENGTH || !UNQUOTED_IDENTIFIER.matcher(schema).matches()) {
+            throw invalid(relativeName, "must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
+                    + " underscores, not starting with a digit, at most " + MAX_IDENTIFIER_LENGTH + " characters)",
+                    quoted(schema));
+        }
     }
 
     /** The PostgreSQL {@code application_name} of this worker's connections: {@code dispatcher-<worker-id>}. */

@@ -6,6 +6,7 @@ import static dev.dispatcher.app.config.PropertyRules.quoted;
 import static dev.dispatcher.app.config.PropertyRules.requireBetween;
 
 import dev.dispatcher.app.kafka.DeadLetterTopic;
+import dev.dispatcher.app.source.Sources;
 import dev.dispatcher.app.store.Ordering;
 import java.net.URI;
 import java.time.Duration;
@@ -92,7 +93,7 @@ public record InboxProperties(List<Consumer> consumers) {
             int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
             long maxBacklog, Duration pollInterval, Duration claimLinger,
             @NestedConfigurationProperty RetryProperties.Overrides retry, DataSize maxPayloadSize, Ordering ordering,
-            String deadLetterTopic) {
+            String deadLetterTopic, String source) {
 
         /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
         public static final String WEBHOOK_HANDLER = "webhook";
@@ -115,6 +116,8 @@ public record InboxProperties(List<Consumer> consumers) {
         public static final DataSize MAX_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(256);
         /** As before the option existed: a consumer's messages in any order, concurrently. */
         public static final Ordering DEFAULT_ORDERING = Ordering.NONE;
+        /** The database of {@code spring.r2dbc.*}. */
+        public static final String DEFAULT_SOURCE = Sources.DEFAULT;
 
         public Consumer {
             topics = topics == null ? List.of() : List.copyOf(topics);
@@ -124,6 +127,7 @@ public record InboxProperties(List<Consumer> consumers) {
             maxPayloadSize = maxPayloadSize == null ? DEFAULT_MAX_PAYLOAD_SIZE : maxPayloadSize;
             ordering = ordering == null ? DEFAULT_ORDERING : ordering;
             deadLetterTopic = deadLetterTopic == null ? "" : deadLetterTopic.strip();
+            source = source == null ? DEFAULT_SOURCE : source;
         }
 
         /** The binding constructor: an absent value takes its default. */
@@ -133,7 +137,8 @@ public record InboxProperties(List<Consumer> consumers) {
                 @Nullable Integer concurrency, @Nullable Integer maxInFlightBatches, @Nullable Duration leaseDuration,
                 @Nullable Duration handlerTimeout, @Nullable Long maxBacklog, @Nullable Duration pollInterval,
                 @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry,
-                @Nullable DataSize maxPayloadSize, @Nullable Ordering ordering, @Nullable String deadLetterTopic) {
+                @Nullable DataSize maxPayloadSize, @Nullable Ordering ordering, @Nullable String deadLetterTopic,
+                @Nullable String source) {
             this(name, topics, groupId, handler, webhook,
                     orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
                     orDefault(concurrency, DEFAULT_CONCURRENCY).intValue(),
@@ -146,14 +151,15 @@ public record InboxProperties(List<Consumer> consumers) {
                     retry,
                     maxPayloadSize,
                     orDefault(ordering, DEFAULT_ORDERING),
-                    orDefault(deadLetterTopic, ""));
+                    orDefault(deadLetterTopic, ""),
+                    orDefault(source, DEFAULT_SOURCE));
         }
 
         /** A consumer of {@code topics} with every tuning default. */
         public static Consumer of(String name, List<String> topics, @Nullable String groupId, @Nullable String handler,
                 @Nullable Webhook webhook) {
             return new Consumer(name, topics, groupId, handler, webhook, null, null, null, null, null, null, null,
-                    null, null, null, null, null);
+                    null, null, null, null, null, null);
         }
 
         void validate(String path) {

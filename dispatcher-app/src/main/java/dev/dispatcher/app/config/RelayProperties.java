@@ -19,7 +19,8 @@ import org.springframework.util.unit.DataSize;
  *
  * @param batchSize rows claimed per statement (1..10000); with {@code max-in-flight-batches} it bounds the rows a
  *     relay holds in memory, {@code max-in-flight-bytes} their payloads
- * @param maxInFlightBatches leased batches not yet finished (1..64); bounds leased rows to this x batch size
+ * @param maxInFlightBatches leased batches not yet finished (1..64); bounds leased rows to this x batch size; with
+ *     several sources each source's relay holds an even share (at least one), so none starves under a backlog
  * @param publishConcurrency key runs of one batch published at once (1..4096)
  * @param leaseDuration how long a claim is exclusive before another worker may take it over (2s..1h); renewed at a
  *     third of it
@@ -32,7 +33,8 @@ import org.springframework.util.unit.DataSize;
  *     a second the claim loop stretches it with the rate, up to 4 times ({@code ClaimPacing.stretchedLinger})
  * @param maxInFlightBytes payload bytes of claimed, unfinished batches, at most: a claim takes fewer rows when
  *     payloads are large (one row larger than what is left still goes alone), so the relay's memory is bounded by
- *     bytes as well as by {@code max-in-flight-batches x batch-size} rows
+ *     bytes as well as by {@code max-in-flight-batches x batch-size} rows; shared evenly by the sources as
+ *     {@code max-in-flight-batches} is
  * @param missingTopicTimeout how long a topic may be missing (seen so by one instance, without a break) before its
  *     rows are dead-lettered with the cause; until then they are held back, attempts unspent
  * @param format the records' format: {@code plain} (Dispatcher's headers, the payload as the value),

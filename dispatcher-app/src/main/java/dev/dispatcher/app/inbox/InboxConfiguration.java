@@ -8,13 +8,15 @@ import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.source.PerSource;
+import dev.dispatcher.app.source.Sources;
 import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.app.store.InboxReads;
 import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Queue;
-import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,7 +31,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * Wires the inbox from {@code dispatcher.inbox.consumers[i]}: a Kafka receiver, an intake and a handler loop per
  * consumer with that consumer's settings, the handler named by {@code handler} (a Spring bean implementing
  * {@link InboxHandler}, or the built-in {@code webhook}), retention after
- * {@code dispatcher.retention.inbox-completed} and {@code inbox-dead-lettered}, and depth gauges. Consumer settings come from Boot's
+ * {@code dispatcher.retention.inbox-completed} and {@code inbox-dead-lettered}, and depth gauges, each consumer in the
+ * database of its {@code source}. Consumer settings come from Boot's
  * {@code spring.kafka.consumer.*}; group id, deserializers and manual commits are forced. Consumers with a
  * {@code dead-letter-topic} share one producer of their own, from {@code spring.kafka.producer.*}.
  */
@@ -43,40 +46,47 @@ public class InboxConfiguration {
     /** How long shutdown waits for a consumer's in-flight messages. */
     static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
+    /** Each source's inbox reads, on the source's pool. */
     @Bean
-    InboxStore inboxStore(ConnectionFactory connectionFactory) {
-        return InboxStore.r2dbc(connectionFactory);
+    PerSource<InboxReads> inboxReads(Sources sources) {
+        return PerSource.of(sources, source -> new InboxReads(source.connections()));
     }
 
+    /** Each source's inbox operator store, on the source's pool. */
     @Bean
-    InboxReads inboxReads(ConnectionFactory connectionFactory) {
-        return new InboxReads(connectionFactory);
+    PerSource<InboxOperatorStore> inboxOperatorStores(Sources sources) {
+        return PerSource.of(sources, source -> InboxOperatorStore.r2dbc(source.connections()));
     }
 
+    /**
+     * The consumers, each on the inbox table of its {@code source} (its store, handler transactions and metrics
+     * that source's), with retention and depth gauges per source, so a source that is down holds back only its own
+     * consumers' work.
+     */
     @Bean
-    InboxOperatorStore inboxOperatorStore(ConnectionFactory connectionFactory) {
-        return InboxOperatorStore.r2dbc(connectionFactory);
-    }
-
-    @Bean
-    InboxLifecycle inboxLifecycle(InboxStore store, ObjectProvider<InboxHandler> handlerBeans,
-            DispatcherMetrics metrics, KafkaProperties kafka, DispatcherProperties properties,
+    InboxLifecycle inboxLifecycle(Sources sources, PerSource<DispatcherMetrics> sourceMetrics,
+            ObjectProvider<InboxHandler> handlerBeans, KafkaProperties kafka, DispatcherProperties properties,
             MessageTracing tracing) {
         Map<String, InboxHandler> handlers = handlersByName(handlerBeans.orderedStream().toList());
         Map<String, Object> consumerProperties = kafka.buildConsumerProperties();
         List<InboxProperties.Consumer> configured = properties.inbox().consumers();
         RecordPublisher deadLetters = deadLetterPublisher(configured, kafka, tracing);
-        List<InboxConsumer> consumers = new ArrayList<>();
+        PerSource<InboxStore> stores = PerSource.of(sources, source -> InboxStore.r2dbc(source.connections()));
+        Map<String, List<InboxConsumer>> bySource = new LinkedHashMap<>();
         for (int i = 0; i < configured.size(); i++) {
             InboxProperties.Consumer c = configured.get(i);
             InboxHandler handler = TracingInboxHandler.traced(resolve(i, c, handlers), tracing);
             RecordReceiver receiver = RecordReceiver.reactorKafka(consumerProperties, c.topics(), c.groupId());
-            consumers.add(new InboxConsumer(receiver, store, handler, settings(properties, i), metrics, deadLetters));
+            bySource.computeIfAbsent(c.source(), name -> new ArrayList<>()).add(new InboxConsumer(receiver,
+                    stores.get(c.source()), handler, settings(properties, i), sourceMetrics.get(c.source()),
+                    deadLetters));
         }
-        Retention retention = Retention.inbox(consumers.stream().map(InboxConsumer::rows).toList(),
-                properties.retention().inboxCompleted(), properties.retention().inboxDeadLettered());
-        return new InboxLifecycle(consumers, retention, RETENTION_EVERY, metrics.queueGauges(Queue.INBOX),
-                GAUGES_EVERY, deadLetters);
+        List<InboxLifecycle.SourceInbox> inboxes = new ArrayList<>();
+        bySource.forEach((source, consumers) -> inboxes.add(new InboxLifecycle.SourceInbox(consumers,
+                Retention.inbox(consumers.stream().map(InboxConsumer::rows).toList(),
+                        properties.retention().inboxCompleted(), properties.retention().inboxDeadLettered()),
+                sourceMetrics.get(source).queueGauges(Queue.INBOX))));
+        return new InboxLifecycle(inboxes, RETENTION_EVERY, GAUGES_EVERY, deadLetters);
     }
 
     /**

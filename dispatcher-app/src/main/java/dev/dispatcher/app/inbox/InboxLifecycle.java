@@ -23,33 +23,46 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(InboxLifecycle.class);
 
+    /**
+     * The consumers whose inbox table lives in one source, that table's retention, and the source's inbox depth
+     * and age gauges (summed over its consumers).
+     */
+    record SourceInbox(List<InboxConsumer> consumers, Retention retention, DispatcherMetrics.QueueGauges gauges) {
+
+        SourceInbox {
+            consumers = List.copyOf(consumers);
+        }
+    }
+
     private final List<InboxConsumer> consumers;
-    private final Retention retention;
+    private final List<Retention> retentions;
     private final Duration retentionEvery;
-    private final DispatcherMetrics.QueueGauges gauges;
     private final Duration gaugesEvery;
-    /** The inbox's depth and age gauges, summed over the consumers. */
-    private final PeriodicPass gaugePolling;
+    /** Each source's depth and age gauges, summed over its consumers. */
+    private final List<PeriodicPass> gaugePolling;
     /** The consumers' dead-letter topics' publisher, or null; closed when the context closes. */
     private final @Nullable RecordPublisher deadLetters;
     private volatile boolean running;
 
-    InboxLifecycle(List<InboxConsumer> consumers, Retention retention, Duration retentionEvery,
-            DispatcherMetrics.QueueGauges gauges, Duration gaugesEvery, @Nullable RecordPublisher deadLetters) {
-        this.consumers = List.copyOf(consumers);
+    InboxLifecycle(List<SourceInbox> sources, Duration retentionEvery, Duration gaugesEvery,
+            @Nullable RecordPublisher deadLetters) {
+        this.consumers = sources.stream().flatMap(s -> s.consumers().stream()).toList();
+        this.retentions = sources.stream().map(SourceInbox::retention).toList();
         this.deadLetters = deadLetters;
-        this.retention = retention;
         this.retentionEvery = retentionEvery;
-        this.gauges = gauges;
         this.gaugesEvery = gaugesEvery;
+        this.gaugePolling = sources.stream().map(InboxLifecycle::gaugePolling).toList();
+    }
+
+    private static PeriodicPass gaugePolling(SourceInbox source) {
         // counted no more often than the count's cost allows (CostBoundedRead), as the outbox's run summary does
-        CostBoundedRead<Backlog> counted = new CostBoundedRead<>(() -> Flux.fromIterable(this.consumers)
+        CostBoundedRead<Backlog> counted = new CostBoundedRead<>(() -> Flux.fromIterable(source.consumers())
                 .concatMap(c -> c.rows().backlog())
                 .reduce(Backlog.EMPTY, (a, b) -> new Backlog(a.pending() + b.pending(),
                         a.retryScheduled() + b.retryScheduled(),
                         a.oldestAge().compareTo(b.oldestAge()) >= 0 ? a.oldestAge() : b.oldestAge())));
-        this.gaugePolling = new PeriodicPass(() -> counted.get()
-                .doOnNext(b -> gauges.update(b.pending(), b.retryScheduled(), b.oldestAge()))
+        return new PeriodicPass(() -> counted.get()
+                .doOnNext(b -> source.gauges().update(b.pending(), b.retryScheduled(), b.oldestAge()))
                 .then(),
                 e -> log.debug("inbox backlog poll failed: {}", e.toString()));
     }
@@ -57,8 +70,8 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
     @Override
     public void start() {
         consumers.forEach(InboxConsumer::start);
-        retention.start(retentionEvery);
-        gaugePolling.start(gaugesEvery, gaugesEvery);
+        retentions.forEach(r -> r.start(retentionEvery));
+        gaugePolling.forEach(p -> p.start(gaugesEvery, gaugesEvery));
         running = true;
     }
 
@@ -81,8 +94,8 @@ final class InboxLifecycle implements SmartLifecycle, DisposableBean {
 
     @Override
     public void stop(Runnable callback) {
-        retention.stop();
-        gaugePolling.stop();
+        retentions.forEach(Retention::stop);
+        gaugePolling.forEach(PeriodicPass::stop);
         Flux.fromIterable(consumers)
                 .flatMap(InboxConsumer::stop)
                 .then()

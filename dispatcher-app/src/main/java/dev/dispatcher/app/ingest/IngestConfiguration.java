@@ -4,8 +4,12 @@ import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.IngestProperties;
 import dev.dispatcher.app.store.IngestStore;
 import dev.dispatcher.app.store.OutboxStore;
-import io.r2dbc.spi.ConnectionFactory;
+import dev.dispatcher.app.source.PerSource;
+import dev.dispatcher.app.source.Sources;
+import dev.dispatcher.app.store.Ordering;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -32,20 +36,32 @@ class IngestConfiguration {
         return limits.budget(ingest.maxQueuedBytes().toBytes(), ingest.maxConcurrentRequests());
     }
 
+    /**
+     * An {@link Ingest} per source, each writing through lanes of its own on the source's pool and refusing on its
+     * own backlog; the limits and the memory budget are the instance's.
+     */
     @Bean(initMethod = "start", destroyMethod = "stop")
-    BacklogGuard backlogGuard(OutboxStore outboxStore, DispatcherProperties properties) {
-        return new BacklogGuard(outboxStore::backlogUpperBound, outboxStore::backlog,
-                properties.ingest().maxBacklog());
-    }
-
-    @Bean
-    Ingest ingest(IngestLimits limits, IngestBudget budget, BacklogGuard backlog,
-            ConnectionFactory connectionFactory, DispatcherProperties properties) {
+    SourceIngests sourceIngests(Sources sources, IngestLimits limits, IngestBudget budget,
+            DispatcherProperties properties) {
         IngestProperties ingest = properties.ingest();
         IngestRequestParser parser = new IngestRequestParser(limits.maxPayloadBytes(), limits.maxBatchSize(),
                 ingest.maxDelay(), Clock.systemUTC());
-        IngestWriter writer = new IngestWriter(IngestStore.r2dbc(connectionFactory), ingest.writers(),
-                ingest.timeout());
-        return new Ingest(parser, writer, backlog, limits, budget);
+        List<BacklogGuard> guards = new ArrayList<>();
+        PerSource<Ingest> ingests = PerSource.of(sources, source -> {
+            // the backlog only: the claim ordering of this store is never used
+            OutboxStore outbox = OutboxStore.r2dbc(source.connections(), Ordering.NONE);
+            BacklogGuard backlog = new BacklogGuard(outbox::backlogUpperBound, outbox::backlog, ingest.maxBacklog());
+            guards.add(backlog);
+            IngestWriter writer = new IngestWriter(IngestStore.r2dbc(source.connections()), ingest.writers(),
+                    ingest.timeout());
+            return new Ingest(parser, writer, backlog, limits, budget);
+        });
+        return new SourceIngests(ingests, guards);
+    }
+
+    /** The default source's ingest ({@code /v1/messages} and its fast path). */
+    @Bean
+    Ingest ingest(SourceIngests ingests) {
+        return ingests.defaultSource();
     }
 }

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *       dead-lettered messages their dead-letter topic refused), by the cause classified where the error was seen
  *       ({@link PublishFailureCause})</li>
  * </ul>
- * Thread-safe.
+ * Every meter carries the {@code source} tag of the database its messages live in ({@code default} for {@code
+ * spring.r2dbc.*}): one instance per source. Thread-safe.
  */
 public final class DispatcherMetrics {
 
@@ -94,27 +95,47 @@ public final class DispatcherMetrics {
      */
     private final ConcurrentMap<TransitionKey, Counter> transitionCounters = new ConcurrentHashMap<>();
 
+    /** The tag every meter carries: the source its messages live in. */
+    public static final String SOURCE_TAG = "source";
+    /** The source of {@code spring.r2dbc.*}. */
+    public static final String DEFAULT_SOURCE = "default";
+
     private final MeterRegistry registry;
+    private final String source;
     private final Timer publishLatency;
     private final Timer commitToPublish;
 
+    /** The metrics of the {@code default} source. */
     public DispatcherMetrics(MeterRegistry registry) {
+        this(registry, DEFAULT_SOURCE);
+    }
+
+    /** The metrics of the messages of {@code source}, each meter tagged {@code source=<source>}. */
+    public DispatcherMetrics(MeterRegistry registry, String source) {
         this.registry = registry;
+        this.source = source;
         for (Queue queue : Queue.values()) {
             totals.put(queue, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
         }
         this.publishLatency = Timer.builder("dispatcher.publish.latency")
                 .description("Hand-off to Kafka acknowledgement")
                 .publishPercentileHistogram()
+                .tag(SOURCE_TAG, source)
                 .register(registry);
         this.commitToPublish = Timer.builder("dispatcher.commit.to.publish")
                 .description("Outbox insert to Kafka acknowledgement")
                 .publishPercentileHistogram()
+                .tag(SOURCE_TAG, source)
                 .register(registry);
     }
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** The source whose messages these metrics count. */
+    public String source() {
+        return source;
     }
 
     /**
@@ -129,6 +150,7 @@ public final class DispatcherMetrics {
                                 .tag("transition", key.transition())
                                 .tag("outcome", key.outcome())
                                 .tag("durable_status", key.durableStatus())
+                                .tag(SOURCE_TAG, source)
                                 .register(registry))
                 .increment();
         switch (result.outcome()) {
@@ -162,6 +184,7 @@ public final class DispatcherMetrics {
             Counter.builder("dispatcher.messages")
                     .tag("queue", queue.tag())
                     .tag("result", result.tag())
+                    .tag(SOURCE_TAG, source)
                     .register(registry)
                     .increment(count);
         }
@@ -213,6 +236,7 @@ public final class DispatcherMetrics {
                                     .description("Outbox rows a topic could not take, by cause")
                                     .tag("topic", key.topic())
                                     .tag("cause", key.cause().tag())
+                                    .tag(SOURCE_TAG, source)
                                     .register(registry))
                     .increment(count);
         }
@@ -223,6 +247,7 @@ public final class DispatcherMetrics {
         if (count > 0) {
             Counter.builder("dispatcher.lease.expirations")
                     .tag("queue", queue.tag())
+                    .tag(SOURCE_TAG, source)
                     .register(registry)
                     .increment(count);
         }
@@ -237,6 +262,7 @@ public final class DispatcherMetrics {
         Counter.builder("dispatcher.inbox.poison")
                 .description("Inbox records stored dead-lettered because they could not be stored as received")
                 .tag("consumer", consumer)
+                .tag(SOURCE_TAG, source)
                 .register(registry)
                 .increment(count);
     }
@@ -257,11 +283,14 @@ public final class DispatcherMetrics {
     public QueueGauges queueGauges(Queue queue) {
         QueueGauges gauges = new QueueGauges();
         Gauge.builder("dispatcher.queue.depth", gauges.pending, AtomicLong::get)
-                .tag("queue", queue.tag()).tag("status", "pending").register(registry);
+                .tag("queue", queue.tag()).tag("status", "pending").tag(SOURCE_TAG, source)
+                .register(registry);
         Gauge.builder("dispatcher.queue.depth", gauges.retryScheduled, AtomicLong::get)
-                .tag("queue", queue.tag()).tag("status", "retry_scheduled").register(registry);
+                .tag("queue", queue.tag()).tag("status", "retry_scheduled").tag(SOURCE_TAG, source)
+                .register(registry);
         Gauge.builder("dispatcher.queue.oldest.age", gauges.oldestAgeMillis, v -> v.get() / 1000.0)
-                .tag("queue", queue.tag()).baseUnit("seconds").register(registry);
+                .tag("queue", queue.tag()).baseUnit("seconds").tag(SOURCE_TAG, source)
+                .register(registry);
         return gauges;
     }
 

@@ -31,10 +31,13 @@ public final class RunSummary {
     private final PeriodicPass periodic;
 
     private final RateHistory history;
+    /** Empty for the default source, so a one-source deployment logs as before; else {@code " <source>"}. */
+    private final String sourceLabel;
 
     public RunSummary(Supplier<Mono<Backlog>> backlog, DispatcherMetrics metrics, Duration interval, boolean logLines,
             RateHistory history) {
         this.history = history;
+        this.sourceLabel = DispatcherMetrics.DEFAULT_SOURCE.equals(metrics.source()) ? "" : " " + metrics.source();
         this.backlog = backlog;
         this.gauges = metrics.queueGauges(Queue.OUTBOX);
         this.metrics = metrics;
@@ -59,7 +62,8 @@ public final class RunSummary {
         if (logLines) {
             DispatcherMetrics.Totals before = last;
             log.info(String.format(Locale.ROOT,
-                    "relay: published %.1f/s, backlog %d (pending %d, retry %d), oldest pending %.1fs, retries %d, "
+                    "relay" + sourceLabel + ": published %.1f/s, backlog %d (pending %d, retry %d), oldest pending"
+                            + " %.1fs, retries %d, "
                             + "dead letters %d, not applied %d",
                     (now.succeeded() - before.succeeded()) / Math.max(1, interval.toMillis() / 1000.0), b.total(),
                     b.pending(), b.retryScheduled(), b.oldestAge().toMillis() / 1000.0,

@@ -11,6 +11,8 @@ import dev.dispatcher.app.observe.MessageTracing;
 import dev.dispatcher.app.observe.RateHistory;
 import dev.dispatcher.app.observe.RunSummary;
 import dev.dispatcher.app.queue.Retention;
+import dev.dispatcher.app.source.PerSource;
+import dev.dispatcher.app.source.Sources;
 import dev.dispatcher.app.store.AuditTrail;
 import dev.dispatcher.app.store.ControlStore;
 import dev.dispatcher.app.store.Ordering;
@@ -19,13 +21,15 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Wires the relay, its listener, pause switch, retention and the Kafka publisher from configuration. */
+/**
+ * Wires a relay for each source (its listener, pause switch, retention and summary) and the Kafka publisher they
+ * share, from configuration.
+ */
 @Configuration(proxyBeanMethods = false)
 public class OutboxConfiguration {
 
@@ -38,25 +42,10 @@ public class OutboxConfiguration {
     /** How far back the console's overview chart reaches. */
     static final Duration RATE_HISTORY_SPAN = Duration.ofMinutes(10);
 
-    @Bean
-    OutboxStore outboxStore(ConnectionFactory connectionFactory, DispatcherProperties properties) {
-        return OutboxStore.r2dbc(connectionFactory, ordering(properties.relay()));
-    }
-
-    @Bean
-    ControlStore controlStore(ConnectionFactory connectionFactory) {
-        return ControlStore.r2dbc(connectionFactory);
-    }
-
     @Bean(destroyMethod = "close")
     RecordPublisher recordPublisher(KafkaProperties kafka, MessageTracing tracing) {
         return Publishers.traced(Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()),
                 kafka.buildAdminProperties()), tracing);
-    }
-
-    @Bean
-    DispatcherMetrics dispatcherMetrics(MeterRegistry registry) {
-        return new DispatcherMetrics(registry);
     }
 
     @Bean
@@ -77,24 +66,48 @@ public class OutboxConfiguration {
         return CircuitBreakerRegistry.of(Relay.topicBreakerConfig());
     }
 
+    /**
+     * One relay per source ({@link SourceRelay}), each on the source's own pool with its own claim loop, pause
+     * switch, listener and metrics; the Kafka producer and the breakers are shared, as the broker is. Fairness:
+     * each source's loop holds an even share of {@code dispatcher.relay.max-in-flight-batches} and {@code
+     * max-in-flight-bytes} (at least one batch), so under a backlog on every source each gets its share of the
+     * relay's in-flight batches and none starves.
+     */
     @Bean
-    PauseSwitch pauseSwitch(ControlStore controlStore, DispatcherProperties properties) {
-        return new PauseSwitch(controlStore, properties.relay().pollInterval());
-    }
-
-    @Bean(destroyMethod = "close")
-    Relay relay(OutboxStore store, RecordPublisher publisher, CircuitBreaker relayCircuitBreaker,
-            CircuitBreakerRegistry topicCircuitBreakers, DispatcherMetrics metrics, PauseSwitch pauseSwitch,
+    PerSource<SourceRelay> sourceRelays(Sources sources, RecordPublisher publisher,
+            CircuitBreaker relayCircuitBreaker, CircuitBreakerRegistry topicCircuitBreakers, MeterRegistry registry,
             DispatcherProperties properties) {
         RelayProperties relay = properties.relay();
         RelaySettings settings = new RelaySettings(properties.workerId(), relay.batchSize(),
-                relay.maxInFlightBatches(), relay.publishConcurrency(), relay.leaseDuration(), relay.pollInterval(),
-                ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT, relay.claimLinger(),
-                relay.maxInFlightBytes().toBytes(), relay.missingTopicTimeout(), format(relay), relay.deadLetters());
-        Relay r = new Relay(store, publisher, settings, relayCircuitBreaker, topicCircuitBreakers, metrics,
-                pauseSwitch);
-        pauseSwitch.onChange(r::pauseChanged);
-        return r;
+                share(relay.maxInFlightBatches(), sources.size()), relay.publishConcurrency(), relay.leaseDuration(),
+                relay.pollInterval(), ordering(relay), properties.relayRetryPolicy(), DRAIN_TIMEOUT,
+                relay.claimLinger(), share(relay.maxInFlightBytes().toBytes(), sources.size()),
+                relay.missingTopicTimeout(), format(relay), relay.deadLetters());
+        RetentionProperties r = properties.retention();
+        return PerSource.of(sources, source -> {
+            DispatcherMetrics metrics = new DispatcherMetrics(registry, source.name());
+            OutboxStore store = OutboxStore.r2dbc(source.connections(), ordering(relay));
+            ControlStore control = ControlStore.r2dbc(source.connections());
+            AuditTrail audit = AuditTrail.r2dbc(source.connections());
+            PauseSwitch pauseSwitch = new PauseSwitch(control, relay.pollInterval());
+            Relay sourceRelay = new Relay(store, publisher, settings, relayCircuitBreaker, topicCircuitBreakers,
+                    metrics, pauseSwitch);
+            OutboxListener listener = new OutboxListener(source.connections(), source.schema(), sourceRelay::wake,
+                    Duration.ofSeconds(10));
+            RateHistory history = new RateHistory(SUMMARY_EVERY, RATE_HISTORY_SPAN);
+            return new SourceRelay(source, store, control, audit, pauseSwitch, sourceRelay, listener,
+                    Retention.outbox(store, audit, r.delivered(), r.deadLettered(), r.audit()), RETENTION_EVERY,
+                    new RunSummary(store::backlog, metrics, SUMMARY_EVERY, true, history), history, metrics);
+        });
+    }
+
+    /** An even share of {@code total} for each of {@code sources}, at least 1. */
+    static int share(int total, int sources) {
+        return Math.max(1, total / sources);
+    }
+
+    static long share(long total, int sources) {
+        return Math.max(1, total / sources);
     }
 
     private static RecordFormat format(RelayProperties relay) {
@@ -112,35 +125,14 @@ public class OutboxConfiguration {
         };
     }
 
-    @Bean
-    OutboxListener outboxListener(ConnectionFactory connectionFactory, Relay relay, DispatcherProperties properties) {
-        return new OutboxListener(connectionFactory, properties.schema(), relay::wake, Duration.ofSeconds(10));
+    @Bean(destroyMethod = "close")
+    RelayLifecycle relayLifecycle(PerSource<SourceRelay> relays) {
+        return new RelayLifecycle(relays);
     }
 
+    /** Each source's metrics (tagged with it), shared by its relay and the inbox consumers in its database. */
     @Bean
-    AuditTrail auditTrail(ConnectionFactory connectionFactory) {
-        return AuditTrail.r2dbc(connectionFactory);
-    }
-
-    @Bean
-    Retention retention(OutboxStore store, AuditTrail auditTrail, DispatcherProperties properties) {
-        RetentionProperties r = properties.retention();
-        return Retention.outbox(store, auditTrail, r.delivered(), r.deadLettered(), r.audit());
-    }
-
-    @Bean
-    RunSummary runSummary(OutboxStore store, DispatcherMetrics metrics, RateHistory rateHistory) {
-        return new RunSummary(store::backlog, metrics, SUMMARY_EVERY, true, rateHistory);
-    }
-
-    @Bean
-    RateHistory rateHistory() {
-        return new RateHistory(SUMMARY_EVERY, RATE_HISTORY_SPAN);
-    }
-
-    @Bean
-    RelayLifecycle relayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention,
-            RunSummary summary) {
-        return new RelayLifecycle(relay, listener, pauseSwitch, retention, RETENTION_EVERY, summary);
+    PerSource<DispatcherMetrics> sourceMetrics(PerSource<SourceRelay> relays) {
+        return relays.map(SourceRelay::metrics);
     }
 }

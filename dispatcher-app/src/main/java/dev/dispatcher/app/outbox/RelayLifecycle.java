@@ -1,41 +1,27 @@
 package dev.dispatcher.app.outbox;
 
-import dev.dispatcher.app.observe.RunSummary;
-import dev.dispatcher.app.queue.Retention;
-import java.time.Duration;
+import dev.dispatcher.app.source.PerSource;
+import java.util.Collection;
 import org.springframework.context.SmartLifecycle;
+import reactor.core.publisher.Flux;
 
 /**
- * Starts the relay with the application (after the web server is ready to take traffic) and drains it on
- * shutdown without blocking: Spring's stop callback runs when the relay's drain completes.
+ * Starts every source's relay with the application (after the web server is ready to take traffic; a source whose
+ * tables are not migrated yet starts once they are) and drains them all on shutdown without blocking: Spring's stop
+ * callback runs when every relay's drain completed.
  */
 final class RelayLifecycle implements SmartLifecycle {
 
-    private final Relay relay;
-    private final OutboxListener listener;
-    private final PauseSwitch pauseSwitch;
-    private final Retention retention;
-    private final Duration retentionEvery;
-    private final RunSummary summary;
+    private final Collection<SourceRelay> relays;
     private volatile boolean running;
 
-    RelayLifecycle(Relay relay, OutboxListener listener, PauseSwitch pauseSwitch, Retention retention,
-            Duration retentionEvery, RunSummary summary) {
-        this.summary = summary;
-        this.relay = relay;
-        this.listener = listener;
-        this.pauseSwitch = pauseSwitch;
-        this.retention = retention;
-        this.retentionEvery = retentionEvery;
+    RelayLifecycle(PerSource<SourceRelay> relays) {
+        this.relays = relays.all();
     }
 
     @Override
     public void start() {
-        pauseSwitch.start();
-        listener.start();
-        relay.start();
-        retention.start(retentionEvery);
-        summary.start();
+        relays.forEach(SourceRelay::start);
         running = true;
     }
 
@@ -46,11 +32,7 @@ final class RelayLifecycle implements SmartLifecycle {
 
     @Override
     public void stop(Runnable callback) {
-        summary.stop();
-        retention.stop();
-        listener.stop();
-        relay.stop().doFinally(s -> {
-            pauseSwitch.stop();
+        Flux.fromIterable(relays).flatMap(SourceRelay::stop).then().doFinally(s -> {
             running = false;
             callback.run();
         }).subscribe();
@@ -59,6 +41,11 @@ final class RelayLifecycle implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /** Releases the relays' own schedulers, once stopped for good (the bean's destruction). */
+    void close() {
+        relays.forEach(SourceRelay::close);
     }
 
     @Override

@@ -1,5 +1,6 @@
 // The overview: backlog by status, oldest pending age, this instance's publish rate, dead letters, the relay switch
-// and the Kafka circuit breaker, refreshed every 2 s, with charts of the last minutes (GET /v1/rates samples).
+// and the Kafka circuit breaker, refreshed every 2 s, with charts of the last minutes (GET /v1/rates samples); with
+// several sources, a line per source (GET /v1/stats's sources) below the default source's cards.
 
 import { call, canOperate, get } from '../api.js';
 import { age, fill, h, number, problemNotice, rate } from '../dom.js';
@@ -18,6 +19,7 @@ export function renderOverview(main) {
     'Pause relay');
   const error = h('div', { id: 'overview-error' });
   const charts = h('div', { class: 'charts' });
+  const sources = h('div', { id: 'sources' });
   const updated = h('span', { id: 'updated', class: 'muted' }, '');
   let paused = null;
   let timer = null;
@@ -47,6 +49,7 @@ export function renderOverview(main) {
         h('div', { class: 'value', id: 'relay-state' }, '–'),
         h('div', { class: 'sub' }, 'cluster-wide switch'), toggle),
       card('breaker-state', 'Kafka breaker', 'this instance')),
+    sources,
     h('h2', {}, 'Last minutes'),
     charts);
 
@@ -72,6 +75,7 @@ export function renderOverview(main) {
       toggle.className = paused ? '' : 'secondary';
       toggle.disabled = false;
       fill(banners, ...bannersFor(stats, rates));
+      fill(sources, ...sourcesTable(stats.sources || []));
       const points = (field) => rates.samples.map((s) => ({ t: Date.parse(s.at), v: s[field] }));
       fill(charts,
         h('div', { class: 'chart' }, h('div', { class: 'label' }, 'Published / s'),
@@ -99,6 +103,26 @@ export function renderOverview(main) {
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+/**
+ * One line per database the relay drains (dispatcher.sources), when there is more than the default one; the cards
+ * above are the default source's.
+ */
+function sourcesTable(lines) {
+  if (lines.length < 2) {
+    return [];
+  }
+  const value = (line, v, format) => (line.available ? format(v) : '–');
+  return [h('h2', {}, 'Sources'), h('table', { id: 'sources-table' },
+    h('thead', {}, h('tr', {}, ['Source', 'Relay', 'Backlog', 'Oldest pending', 'Dead letters']
+      .map((t) => h('th', {}, t)))),
+    h('tbody', {}, lines.map((line) => h('tr', { 'data-source': line.name },
+      h('td', { class: 'mono' }, line.name),
+      h('td', { class: 'relay' }, !line.available ? 'UNAVAILABLE' : line.relayPaused ? 'PAUSED' : 'RUNNING'),
+      h('td', { class: 'num' }, value(line, line.backlogTotal, number)),
+      h('td', { class: 'num' }, value(line, line.oldestLiveAgeMs, age)),
+      h('td', { class: 'num' }, value(line, line.deadLettered, number))))))];
 }
 
 /** What needs attention, plainly; "all is well" only when nothing does. */

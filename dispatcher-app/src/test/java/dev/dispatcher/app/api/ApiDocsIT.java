@@ -100,7 +100,8 @@ class ApiDocsIT extends ApiTestSupport {
                 "post /v1/messages/{id}/replay", "post /v1/messages/{id}/dead-letter",
                 "post /v1/inbox/{consumer}/messages/{id}/replay");
         assertThat(documentedAt.get(ProblemType.BACKLOG_FULL)).containsExactlyInAnyOrder("post /v1/messages",
-                "post /v1/messages/batch");
+                "post /v1/messages/batch", "post /v1/sources/{source}/messages",
+                "post /v1/sources/{source}/messages/batch");
         assertThat(documentedAt.get(ProblemType.UNSUPPORTED_MEDIA_TYPE)).contains("post /v1/relay/pause")
                 .noneMatch(operation -> operation.startsWith("get "));
         assertThat(docs.at("/paths/~1v1~1messages/post/responses/503/headers/Retry-After").isObject()).isTrue();
@@ -125,7 +126,7 @@ class ApiDocsIT extends ApiTestSupport {
                 }
                 String outsider = roles.contains("VIEWER") ? "producer" : "viewer";
                 String uri = path.getKey().replace("{id}", UUID.randomUUID().toString())
-                        .replace("{consumer}", "orders");
+                        .replace("{consumer}", "orders").replace("{source}", "default");
                 as(outsider).method(HttpMethod.valueOf(operation.getKey().toUpperCase(Locale.ROOT))).uri(uri)
                         .contentType(MediaType.APPLICATION_JSON).exchange()
                         .expectStatus().isForbidden();

@@ -200,9 +200,11 @@ final class ConfigurationReference {
         blocks.put(PREFIX, new ArrayList<>());
         for (RecordComponent component : DispatcherProperties.class.getRecordComponents()) {
             String name = PREFIX + "." + kebab(component.getName());
-            if (properties.stream().anyMatch(p -> p.name().startsWith(name + "."))) {
+            // a block ({@code dispatcher.relay.*}), or a list of its own ({@code dispatcher.sources[i].*})
+            if (properties.stream().anyMatch(p -> p.name().startsWith(name + ".")
+                    || p.name().startsWith(name + LIST_ELEMENT + "."))) {
                 blocks.put(name, new ArrayList<>());
-                listDescriptions.keySet().stream().filter(list -> list.startsWith(name + "."))
+                listDescriptions.keySet().stream().filter(list -> list.startsWith(name + ".") || list.equals(name))
                         .forEach(list -> blocks.put(list + LIST_ELEMENT, new ArrayList<>()));
             }
         }

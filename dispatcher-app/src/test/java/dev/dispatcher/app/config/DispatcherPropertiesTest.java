@@ -243,14 +243,14 @@ class DispatcherPropertiesTest {
                 Duration.ofHours(2)), "dispatcher.ingest.body-timeout must be between 100ms and 1h, but was 2h");
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
-        assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null),
+        assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was 'Bad-Schema'");
-        assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null),
+        assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was '"
                         + "s".repeat(64) + "'");
-        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null),
+        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null),
                 "dispatcher.worker-id must not be blank, but was ' '");
     }
 
@@ -429,6 +429,72 @@ class DispatcherPropertiesTest {
                         "dispatcher.inbox.consumers[0].retry.max-delay", "1s")))
                 .withMessage("dispatcher.inbox.consumers[0].retry.max-delay must be at least"
                         + " dispatcher.inbox.consumers[0].retry.initial-delay (2s), but was 1s");
+    }
+
+    @Test
+    void sourcesBindWithTheirSchemaDefaultingToTheServicesAndAPasswordNeverPrinted() {
+        DispatcherProperties properties = bind(properties(
+                "dispatcher.schema", "outbox",
+                "dispatcher.sources[0].name", "shard-b",
+                "dispatcher.sources[0].url", "r2dbc:postgresql://db-b:5432/app",
+                "dispatcher.sources[0].username", "relay",
+                "dispatcher.sources[0].password", "secret-b",
+                "dispatcher.sources[1].name", "shard_c",
+                "dispatcher.sources[1].url", "r2dbc:postgresql://relay:secret-c@db-c/app",
+                "dispatcher.sources[1].schema", "queue"));
+
+        assertThat(properties.sources()).extracting(SourceProperties::name).containsExactly("shard-b", "shard_c");
+        assertThat(properties.sources()).extracting(SourceProperties::schema).containsExactly("outbox", "queue");
+        assertThat(properties.sourceNames()).containsExactly("default", "shard-b", "shard_c");
+        assertThat(properties.sources().toString()).doesNotContain("secret-b", "secret-c");
+        assertThat(DispatcherProperties.defaults().sources()).isEmpty();
+        assertThat(DispatcherProperties.defaults().sourceNames()).containsExactly("default");
+    }
+
+    @Test
+    void badSourcesAreRefusedNamingTheProperty() {
+        String url = "r2dbc:postgresql://db-b/app";
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.sources[0].name", "b", "dispatcher.sources[0].url", url,
+                        "dispatcher.sources[1].name", "b", "dispatcher.sources[1].url", url)))
+                .withMessage("dispatcher.sources[1].name must be unique, same as sources[0], but was 'b'");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.sources[0].name", "b")))
+                .withMessage("dispatcher.sources[0].url must be set (r2dbc:postgresql://host:port/database), but was"
+                        + " absent");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.sources[0].name", "b",
+                        "dispatcher.sources[0].url", "jdbc:postgresql://u:pw@db-b/app")))
+                .withMessage("dispatcher.sources[0].url must be an R2DBC URL (r2dbc:postgresql://host:port/database),"
+                        + " but was 'jdbc:postgresql://u:******@db-b/app'");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.sources[0].name", "default", "dispatcher.sources[0].url", url)))
+                .withMessage("dispatcher.sources[0].name must not be 'default', the name of the source of"
+                        + " spring.r2dbc.*, but was 'default'");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.sources[0].name", "Shard B", "dispatcher.sources[0].url", url)))
+                .withMessage("dispatcher.sources[0].name must be 1 to 63 lowercase letters, digits, '_' or '-',"
+                        + " starting with a letter or digit, but was 'Shard B'");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.sources[0].name", "b", "dispatcher.sources[0].url", url,
+                        "dispatcher.sources[0].schema", "Bad-Schema")))
+                .withMessageStartingWith("dispatcher.sources[0].schema must be an unquoted PostgreSQL identifier");
+    }
+
+    @Test
+    void anInboxConsumerNamesAKnownSource() {
+        Map<String, String> consumer = properties(
+                "dispatcher.sources[0].name", "shard-b", "dispatcher.sources[0].url", "r2dbc:postgresql://db-b/app",
+                "dispatcher.inbox.consumers[0].name", "billing", "dispatcher.inbox.consumers[0].topics[0]", "orders",
+                "dispatcher.inbox.consumers[0].handler", "local");
+
+        assertThat(bind(consumer).inbox().consumers().get(0).source()).isEqualTo("default");
+        consumer.put("dispatcher.inbox.consumers[0].source", "shard-b");
+        assertThat(bind(consumer).inbox().consumers().get(0).source()).isEqualTo("shard-b");
+        consumer.put("dispatcher.inbox.consumers[0].source", "shard-c");
+        assertThatIllegalArgumentException().isThrownBy(() -> bindUnwrapped(consumer))
+                .withMessage("dispatcher.inbox.consumers[0].source must name a source (known: default, shard-b), but"
+                        + " was 'shard-c'");
     }
 
     private static Map<String, String> properties(String... namesAndValues) {

@@ -248,8 +248,9 @@ class HealthIT {
 
     /** One health caller: a call as soon as the previous one is answered, until {@code deadline}. */
     private static Mono<Void> callUntil(HttpClient client, long deadline, Map<Integer, AtomicLong> statuses) {
+        // a call left unanswered fails the test instead of holding it
         return Mono.defer(() -> client.get().uri(baseUrl + "/actuator/health")
-                        .responseSingle((r, body) -> Mono.just(r.status().code())))
+                        .responseSingle((r, body) -> Mono.just(r.status().code())).timeout(Duration.ofSeconds(30)))
                 .doOnNext(status -> statuses.computeIfAbsent(status, x -> new AtomicLong()).incrementAndGet())
                 .repeat(() -> System.nanoTime() < deadline)
                 .then();

@@ -99,10 +99,13 @@ public final class HealthFastPath implements HttpHandlerDecoratorFactory {
             if (wait == HealthCallLimit.REFUSED) {
                 return next.handle(request, response);
             }
+            // the answer only once the request has been read to its end: answered before the request's last part
+            // arrived, a kept-alive connection was seen to hang on its next request (Reactor Netty)
+            Mono<Void> read = request.getBody().doOnNext(DataBufferUtils::release).then();
             if (wait == 0) {
-                return write(answer, response);
+                return read.then(Mono.defer(() -> write(answer, response)));
             }
-            return Mono.delay(Duration.ofNanos(wait)).then(Mono.defer(() -> {
+            return read.then(Mono.delay(Duration.ofNanos(wait))).then(Mono.defer(() -> {
                 Answer latest = fresh(key);
                 return write(latest != null ? latest : answer, response);
             }));

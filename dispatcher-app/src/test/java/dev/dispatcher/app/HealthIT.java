@@ -3,6 +3,7 @@ package dev.dispatcher.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.api.HealthCallLimit;
+import dev.dispatcher.app.api.HealthFastPath;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.ProxiedKafka;
 import dev.dispatcher.testkit.TestServers;
@@ -11,11 +12,13 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -37,8 +40,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * {@code /actuator/health} is public: a flood of calls costs at most one {@code SELECT 1} per cache period, one
- * client flooding it is slowed while others are answered at once, and readiness follows PostgreSQL alone. The service runs on a broker of its own behind the kit's proxy, so cutting
- * the proxy stops Kafka for this service only. Database checks are counted in {@code pg_stat_activity} through a
+ * client flooding it is slowed while others are answered at once, readiness follows PostgreSQL alone, and the public
+ * answers replayed around the framework ({@link HealthFastPath}) are the framework's, status, headers and body: a call
+ * made once the recorded answer has expired is rendered by the framework (the replay count does not move), the call
+ * right after it is replayed (the count moves), and the two are compared whole, for {@code UP} and for {@code DOWN}.
+ * The service runs on a broker of its own behind the kit's proxy, so cutting the proxy stops Kafka for this service
+ * only. Database checks are counted in {@code pg_stat_activity} through a
  * fresh connection: every execution of {@code SELECT 1} on one of the service's backends gives that backend a new
  * {@code query_start}, so the distinct ones seen by sampling are a lower bound of the executions.
  */
@@ -47,12 +54,15 @@ class HealthIT {
     private static final PostgresServer POSTGRES = TestServers.postgres();
     private static final String WORKER_ID =
             "health-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    private static final String OPERATOR = "Basic "
+            + Base64.getEncoder().encodeToString("operator:operator-pw".getBytes(StandardCharsets.UTF_8));
     private static final java.net.http.HttpClient HTTP =
             java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static ProxiedKafka kafka;
     private static ConfigurableApplicationContext context;
     private static String baseUrl;
+    private static HealthFastPath fastPath;
 
     @BeforeAll
     static void start() {
@@ -61,8 +71,12 @@ class HealthIT {
         Map<String, Object> properties = DispatcherTestProperties.forSchema(schema);
         properties.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
         properties.put("dispatcher.worker-id", WORKER_ID);
+        properties.put("dispatcher.security.users[0].name", "operator");
+        properties.put("dispatcher.security.users[0].password", "{noop}operator-pw");
+        properties.put("dispatcher.security.users[0].roles[0]", "OPERATOR");
         context = DispatcherTestProperties.start(properties);
         baseUrl = DispatcherTestProperties.baseUrl(context);
+        fastPath = context.getBean(HealthFastPath.class);
     }
 
     @AfterAll
@@ -167,6 +181,60 @@ class HealthIT {
                 .until(() -> get("/actuator/health").body().contains("\"kafka\":{\"status\":\"UP\""));
     }
 
+    @Test
+    void replayedAnswersAreTheFrameworksWhenUpAndWhenDown() throws Exception {
+        eventually("health UP").until(() -> get("/actuator/health", null, null).statusCode() == 200);
+        assertReplayedAsRendered("/actuator/health", null, 200, "\"kafka\":{\"status\":\"UP\"}");
+        assertReplayedAsRendered("/actuator/health", "application/json", 200, "\"db\":{\"status\":\"UP\"}");
+        assertReplayedAsRendered("/actuator/health/readiness", null, 200, "\"db\":{\"status\":\"UP\"}");
+        assertReplayedAsRendered("/actuator/health/liveness", "*/*", 200, "\"status\":\"UP\"");
+
+        kafka.proxy().cut();
+        try {
+            eventually("kafka DOWN").until(() -> get("/actuator/health", null, null).statusCode() == 503);
+            assertReplayedAsRendered("/actuator/health", null, 503, "\"kafka\":{\"status\":\"DOWN\"}");
+            assertReplayedAsRendered("/actuator/health/readiness", null, 200, "\"db\":{\"status\":\"UP\"}");
+        } finally {
+            kafka.proxy().restore();
+        }
+        eventually("kafka back UP").until(() -> get("/actuator/health", null, null).statusCode() == 200);
+    }
+
+    @Test
+    void aCallerWithCredentialsGetsTheFrameworksAnswerWithDetails() throws Exception {
+        get("/actuator/health", null, null); // a recorded public answer, if none is fresh
+        long replayed = fastPath.replayed();
+        HttpResponse<String> operator = get("/actuator/health", null, OPERATOR);
+        assertThat(fastPath.replayed()).as("never answered from the record").isEqualTo(replayed);
+        assertThat(operator.body()).contains("\"details\"", "\"database\":\"PostgreSQL\"");
+        HttpResponse<String> anonymous = get("/actuator/health", null, null);
+        assertThat(anonymous.body()).contains("\"db\":{\"status\":").doesNotContain("details", "PostgreSQL");
+    }
+
+    /**
+     * A framework answer and the replay right after it, compared whole; tried again while health changes between
+     * the two or the machine is too slow to make the second call before the record expires.
+     */
+    private static void assertReplayedAsRendered(String path, String accept, int status, String contains)
+            throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            Thread.sleep(HealthFastPath.RENDERED_FOR.toMillis() + 100); // the record expires
+            long before = fastPath.replayed();
+            HttpResponse<String> rendered = get(path, accept, null);
+            long between = fastPath.replayed();
+            HttpResponse<String> replayed = get(path, accept, null);
+            long after = fastPath.replayed();
+            boolean pair = between == before && after == between + 1;
+            if (pair && rendered.statusCode() == status && replayed.body().equals(rendered.body()) || attempt == 10) {
+                assertThat(pair).as("a rendered answer, then a replayed one, in %d attempts", attempt + 1).isTrue();
+                assertThat(replayed.statusCode()).isEqualTo(rendered.statusCode()).isEqualTo(status);
+                assertThat(replayed.headers().map()).as(path).isEqualTo(rendered.headers().map());
+                assertThat(replayed.body()).isEqualTo(rendered.body()).contains(contains).doesNotContain("details");
+                return;
+            }
+        }
+    }
+
     // ---- helpers
 
     private static ConditionFactory eventually(String what) {
@@ -180,8 +248,9 @@ class HealthIT {
 
     /** One health caller: a call as soon as the previous one is answered, until {@code deadline}. */
     private static Mono<Void> callUntil(HttpClient client, long deadline, Map<Integer, AtomicLong> statuses) {
+        // a call left unanswered fails the test instead of holding it
         return Mono.defer(() -> client.get().uri(baseUrl + "/actuator/health")
-                        .responseSingle((r, body) -> Mono.just(r.status().code())))
+                        .responseSingle((r, body) -> Mono.just(r.status().code())).timeout(Duration.ofSeconds(30)))
                 .doOnNext(status -> statuses.computeIfAbsent(status, x -> new AtomicLong()).incrementAndGet())
                 .repeat(() -> System.nanoTime() < deadline)
                 .then();
@@ -191,6 +260,16 @@ class HealthIT {
         return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30)).build();
     }
 
+    private static HttpResponse<String> get(String path, String accept, String authorization) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30));
+        if (accept != null) {
+            request.header("Accept", accept);
+        }
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
     private static HttpResponse<String> get(String path) {
         try {
             return HTTP.send(request(path), HttpResponse.BodyHandlers.ofString());

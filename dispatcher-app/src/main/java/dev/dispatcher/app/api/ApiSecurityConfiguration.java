@@ -4,6 +4,7 @@ import dev.dispatcher.app.config.DispatcherProperties;
 import dev.dispatcher.app.config.SecurityProperties;
 import dev.dispatcher.app.observe.AuthFailureCounter;
 import dev.dispatcher.app.observe.AuthFailureCounter.Reason;
+import dev.dispatcher.app.observe.MessageTracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -36,7 +37,6 @@ import org.springframework.security.oauth2.server.resource.authentication.Reacti
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
-import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -100,8 +100,14 @@ class ApiSecurityConfiguration {
 
     /** Slows a client that floods the public health endpoints ({@link HealthCallLimit}). */
     @Bean
-    WebFilter healthCallLimit() {
+    HealthCallLimit healthCallLimit() {
         return new HealthCallLimit(new SecurityProblems());
+    }
+
+    /** The public health answers replayed around the framework, behind the same limit ({@link HealthFastPath}). */
+    @Bean
+    HealthFastPath healthFastPath(HealthCallLimit healthCallLimit, MessageTracing tracing) {
+        return new HealthFastPath(true, healthCallLimit, tracing);
     }
 
     @Bean

@@ -12,11 +12,12 @@ import reactor.core.publisher.Mono;
 
 /**
  * Bounds how often one client address may call the public health endpoints ({@code /actuator/health} and its
- * groups): {@value #CALLS_PER_SECOND} answers a second per address, a burst of as many at once; a call beyond that
+ * groups): {@value #CALLS_PER_SECOND} answers a second per address after a burst of {@value #BURST}; a call beyond that
  * waits (on a timer, holding no thread) for its turn if that comes within {@link #WAIT}, and otherwise answers
  * {@code 429} with {@code Retry-After} after that same wait. Probes from load balancers and orchestrators call a few
- * times a minute from their own addresses and never wait; a client flooding the endpoint gets about one answer a
- * second per open connection, so it cannot take the CPU that ingest and the relay need (the checks themselves are
+ * times a minute from their own addresses and never wait; a client flooding the endpoint gets {@value
+ * #CALLS_PER_SECOND} answers a second, and a flood spread over many addresses that many per address, so it cannot take
+ * the CPU that ingest and the relay need (the checks themselves are
  * cached: {@code config.CachedHealthIndicator}). Runs before the security chain.
  *
  * <p>The pacing is the generic cell rate algorithm (one theoretical arrival time per address), kept by hand:
@@ -27,14 +28,16 @@ import reactor.core.publisher.Mono;
  */
 public final class HealthCallLimit implements WebFilter, Ordered {
 
-    /** Health answers a second one client address gets, and the burst it may take at once. */
-    public static final int CALLS_PER_SECOND = 20;
+    /** Health answers a second one client address gets once its burst is spent. */
+    public static final int CALLS_PER_SECOND = 2;
+    /** Health answers one client address may take at once (probes of several groups, several probers behind one). */
+    public static final int BURST = 10;
     /** How long a call beyond that may wait for its turn before it is refused. */
     public static final Duration WAIT = Duration.ofSeconds(1);
     static final int MAX_CLIENTS = 10_000;
 
     private static final long INTERVAL_NANOS = Duration.ofSeconds(1).toNanos() / CALLS_PER_SECOND;
-    private static final long BURST_NANOS = INTERVAL_NANOS * (CALLS_PER_SECOND - 1);
+    private static final long BURST_NANOS = INTERVAL_NANOS * (BURST - 1);
     /** The answer of {@link #turn} for a call that is refused. */
     static final long REFUSED = -1;
 

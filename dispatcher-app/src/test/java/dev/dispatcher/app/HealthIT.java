@@ -138,7 +138,7 @@ class HealthIT {
         }
         HttpClient probe = from("127.0.2.2");
         List<Integer> probed = new ArrayList<>();
-        while (System.nanoTime() < deadline) { // a probe every 300 ms: within a burst and a turn each 500 ms
+        while (System.nanoTime() < deadline) { // a probe every 300 ms: within its burst and a turn a second
             long started = System.nanoTime();
             probed.add(probe.get().uri(baseUrl + "/actuator/health/readiness")
                     .responseSingle((r, body) -> Mono.just(r.status().code())).block(Duration.ofSeconds(30)));
@@ -151,7 +151,7 @@ class HealthIT {
         System.out.println("DIAG flooding client " + flooder + ", other client " + probed.size() + " calls");
         assertThat(probed).as("the other client: every call answered").isNotEmpty().containsOnly(200);
         assertThat(flooder.keySet()).as("the flooding client is refused past its permits").contains(429);
-        // its burst, a turn each 500 ms of the flood, and the turns of calls still waiting at its end (at most a
+        // its burst, a turn a second of the flood, and the turns of calls still waiting at its end (at most a
         // second's worth); unpaced, the same connections got thousands
         assertThat(flooder.get(200).get()).as("answers the flooding client got in %s", flood)
                 .isLessThanOrEqualTo(HealthCallLimit.BURST + HealthCallLimit.CALLS_PER_SECOND * (flood.toSeconds() + 3));

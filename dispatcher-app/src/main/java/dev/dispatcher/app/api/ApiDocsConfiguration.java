@@ -83,8 +83,9 @@ class ApiDocsConfiguration {
                         .addSchemas(PROBLEM, problemSchema()))
                 .path(HEALTH, new PathItem().get(new Operation()
                         .summary("Health of the service: db and kafka, each checked at most once a second")
-                        .description("Public; component details for OPERATOR only. One client address gets at most "
-                                + HealthCallLimit.CALLS_PER_SECOND + " answers a second (a burst, then one a turn);"
+                        .description("Public; component details for OPERATOR only. One client address gets a burst of "
+                                + HealthCallLimit.BURST + " answers, then " + HealthCallLimit.CALLS_PER_SECOND
+                                + " a second;"
                                 + " a call beyond waits for its turn up to a second, else 429. Readiness"
                                 + " (/actuator/health/readiness) follows the database alone.")
                         .security(List.of())

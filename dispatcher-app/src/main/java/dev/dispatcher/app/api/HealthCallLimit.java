@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
 public final class HealthCallLimit implements WebFilter, Ordered {
 
     /** Health answers a second one client address gets once its burst is spent. */
-    public static final int CALLS_PER_SECOND = 2;
+    public static final int CALLS_PER_SECOND = 1;
     /** Health answers one client address may take at once (probes of several groups, several probers behind one). */
     public static final int BURST = 10;
     /** How long a call beyond that may wait for its turn before it is refused. */

@@ -81,9 +81,9 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
     Mono<Void> tooManyHealthCalls(ServerWebExchange exchange) {
         long seconds = Math.max(1, HealthCallLimit.WAIT.toSeconds());
         exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
-        return write(exchange, ProblemType.TOO_MANY_HEALTH_CALLS, "more than "
-                + HealthCallLimit.CALLS_PER_SECOND + " health calls a second from this client; retry after "
-                + seconds + " s");
+        return write(exchange, ProblemType.TOO_MANY_HEALTH_CALLS, "more health calls"
+                + " from this client than a burst of " + HealthCallLimit.BURST + ", then "
+                + HealthCallLimit.CALLS_PER_SECOND + " a second; retry after " + seconds + " s");
     }
 
     /** {@code 415}: a mutation whose body is not declared {@code application/json}. */

@@ -299,7 +299,7 @@ public final class EmbeddedKafkaCluster implements KafkaServer {
         last = e;
       }
       try {
-        Thread.sleep(POLL_INTERVAL);
+        Thread.sleep(POLL_INTERVAL); // a test thread waiting for the cluster, never a Reactor thread
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for " + what, e);

@@ -1,7 +1,8 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.ingest.RequestBodies;
+
 import org.springframework.core.io.buffer.DataBufferLimitException;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
@@ -33,17 +34,7 @@ final class ApiJson {
             return Mono.error(ApiProblem.tooLarge("$", "the request body (" + declared + " bytes) is larger than "
                     + limit + " bytes (" + rule + ")"));
         }
-        return DataBufferUtils.join(request.getBody(), limit)
-                .map(buffer -> {
-                    try {
-                        byte[] bytes = new byte[buffer.readableByteCount()];
-                        buffer.read(bytes);
-                        return bytes;
-                    } finally {
-                        DataBufferUtils.release(buffer);
-                    }
-                })
-                .defaultIfEmpty(new byte[0])
+        return RequestBodies.join(request.getBody(), limit)
                 .onErrorMap(DataBufferLimitException.class, e -> ApiProblem.tooLarge("$", "the request body is"
                         + " larger than " + limit + " bytes (" + rule + ")"));
     }

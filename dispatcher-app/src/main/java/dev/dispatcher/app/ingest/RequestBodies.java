@@ -10,7 +10,7 @@ import reactor.core.publisher.Mono;
  * Reads a request body into memory with a byte limit, so an oversize body is refused ({@link IngestProblem.TooLarge})
  * before it is buffered whole: by its declared length when there is one, else while it streams in.
  */
-final class RequestBodies {
+public final class RequestBodies {
 
     private RequestBodies() {
     }
@@ -23,6 +23,15 @@ final class RequestBodies {
         if (declared > max) {
             return Mono.error(tooLarge(declared, max, limitDescription));
         }
+        return join(body, max)
+                .onErrorMap(DataBufferLimitException.class, e -> tooLarge(-1, max, limitDescription));
+    }
+
+    /**
+     * A request body as bytes (empty for none), each buffer released once copied; fails with {@link
+     * DataBufferLimitException} past {@code max} bytes, without holding more than that.
+     */
+    public static Mono<byte[]> join(Flux<DataBuffer> body, int max) {
         return DataBufferUtils.join(body, max)
                 .map(buffer -> {
                     try {
@@ -33,8 +42,7 @@ final class RequestBodies {
                         DataBufferUtils.release(buffer);
                     }
                 })
-                .defaultIfEmpty(new byte[0])
-                .onErrorMap(DataBufferLimitException.class, e -> tooLarge(-1, max, limitDescription));
+                .defaultIfEmpty(new byte[0]);
     }
 
     private static IngestProblem tooLarge(long declared, long max, String limitDescription) {

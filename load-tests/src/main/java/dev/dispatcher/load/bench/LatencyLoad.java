@@ -87,7 +87,7 @@ public record LatencyLoad(BenchEnvironment env, String schema, String topic, int
                 long due = start + (long) (i / (double) writers * intervalNanos);
                 long wait = due - System.nanoTime();
                 if (wait > 0) { // a plain writer thread pacing the offered rate
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // the harness's own writer thread
                 }
                 UUID id = UUID.randomUUID();
                 insert.setObject(1, id);

@@ -41,7 +41,7 @@ final class InboxConsumer {
         Objects.requireNonNull(receiver, "receiver");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.rows = store.consumer(settings.consumer(), settings.ordering(),
-                InboxStore.keyRun(settings.loop().batchSize(), settings.concurrency()));
+                settings.keyRun());
         this.scheduler = Schedulers.newSingle("dispatcher-inbox-" + settings.consumer());
         this.loop = handlerLoop(rows, handler, settings, metrics, scheduler, deadLetters);
         this.intake = new InboxIntake(receiver, store, settings, metrics, loop::wake);

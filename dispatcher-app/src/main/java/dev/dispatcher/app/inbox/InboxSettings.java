@@ -2,6 +2,7 @@ package dev.dispatcher.app.inbox;
 
 import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.queue.LoopSettings;
+import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.RetryPolicy;
 import java.time.Duration;
@@ -73,5 +74,10 @@ record InboxSettings(
     public InboxSettings withDeadLetterTopic(@Nullable DeadLetterTopic topic) {
         return new InboxSettings(consumer, loop, concurrency, maxBacklog, handlerTimeout, maxPayloadBytes, ordering,
                 topic);
+    }
+
+    /** The most rows of one key a per-key claim takes for these workers ({@link InboxStore#keyRun}). */
+    int keyRun() {
+        return InboxStore.keyRun(loop.batchSize(), concurrency);
     }
 }

@@ -98,7 +98,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
         if (settings.ordering() != Ordering.PER_KEY) {
             return false;
         }
-        int keyRun = InboxStore.keyRun(settings.loop().batchSize(), settings.concurrency());
+        int keyRun = settings.keyRun();
         return runs(batch).stream().anyMatch(run -> run.size() >= keyRun && run.getFirst().orderingKey() != null);
     }
 

@@ -5,6 +5,8 @@
 #   - one Kafka KRaft broker (combined broker and controller) from the kafka_2.13 jars the test kit already depends
 #     on (Maven Central), port 19092, auto.create.topics.enable=false as production brokers run.
 # Usage: load-tests/external/servers.sh start|stop|status   (DIR=/tmp/dispatcher-servers by default)
+#        start2|stop2: a second PostgreSQL 15 with the same settings on port 15433 (PG2_PORT), data in $DIR/pg2/pg
+#        (the blackbox-sources benchmark's second source); PG2=1 makes start|stop|status include it
 # Benchmarks then take: --pg-url jdbc:postgresql://127.0.0.1:15432/postgres --pg-user postgres --bootstrap 127.0.0.1:19092
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -89,10 +91,17 @@ stop_all() {
   if [ -f "$DIR/pg/data/postmaster.pid" ]; then pg_run "$PG_BIN/pg_ctl -D $DIR/pg/data -m fast stop >/dev/null" || true; fi
 }
 
+second_pg() { ( DIR="$DIR/pg2"; PG_PORT="${PG2_PORT:-15433}"; "$@" ); }
+stop_pg2() { if [ -f "$DIR/pg/data/postmaster.pid" ]; then pg_run "$PG_BIN/pg_ctl -D $DIR/pg/data -m fast stop >/dev/null" || true; fi; }
+
 case "${1:-}" in
-  start) : "${JAVA_HOME:?set JAVA_HOME to a JDK 21+}"; export PATH="$JAVA_HOME/bin:$PATH"; start_pg; start_kafka ;;
-  stop) stop_all ;;
+  start) : "${JAVA_HOME:?set JAVA_HOME to a JDK 21+}"; export PATH="$JAVA_HOME/bin:$PATH"; start_pg; start_kafka
+         if [ "${PG2:-0}" = 1 ]; then second_pg start_pg; fi ;;
+  stop) stop_all; if [ "${PG2:-0}" = 1 ]; then second_pg stop_pg2; fi ;;
+  start2) second_pg start_pg ;;
+  stop2) second_pg stop_pg2 ;;
   status) "$PG_BIN/pg_isready" -h 127.0.0.1 -p "$PG_PORT" || true
+          if [ "${PG2:-0}" = 1 ]; then "$PG_BIN/pg_isready" -h 127.0.0.1 -p "${PG2_PORT:-15433}" || true; fi
           if [ -f "$DIR/kafka/pid" ] && kill -0 "$(cat "$DIR/kafka/pid")" 2>/dev/null; then echo "kafka running"; else echo "kafka stopped"; fi ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|start2|stop2" >&2; exit 2 ;;
 esac

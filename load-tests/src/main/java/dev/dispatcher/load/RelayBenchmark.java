@@ -7,6 +7,7 @@ import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
 import dev.dispatcher.load.blackbox.ScaleBenchmark;
+import dev.dispatcher.load.blackbox.SourcesBenchmark;
 import dev.dispatcher.load.inprocess.DrainBenchmark;
 import dev.dispatcher.load.inprocess.InboxBenchmark;
 import dev.dispatcher.load.inprocess.LatencyBenchmark;
@@ -15,6 +16,7 @@ import dev.dispatcher.load.mode.BenchMode;
 import dev.dispatcher.load.mode.BlackBox;
 import dev.dispatcher.load.mode.BlackBoxLatency;
 import dev.dispatcher.load.mode.BlackBoxScale;
+import dev.dispatcher.load.mode.BlackBoxSources;
 import dev.dispatcher.load.mode.Drain;
 import dev.dispatcher.load.mode.Inbox;
 import dev.dispatcher.load.mode.LargeDrain;
@@ -70,6 +72,7 @@ public final class RelayBenchmark {
             case ReferenceLatency r -> ReferenceLatencyBenchmark.run(env, r);
             case Overload o -> OverloadBenchmark.run(env, o);
             case LargeDrain l -> LargeDrainBenchmark.run(env, l);
+            case BlackBoxSources b -> SourcesBenchmark.run(env, b);
         };
     }
 }

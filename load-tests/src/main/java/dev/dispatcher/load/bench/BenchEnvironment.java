@@ -56,6 +56,15 @@ public final class BenchEnvironment implements AutoCloseable {
     }
 
     /**
+     * A further environment on {@code postgres} beside a run's first one, sharing its broker ({@code kafka}, not
+     * closed by this one): a second source's database. Closing it drops its schemas and closes {@code postgres}.
+     */
+    public BenchEnvironment(PostgresServer postgres, KafkaServer kafka) {
+        this.postgres = postgres;
+        this.kafka = kafka;
+    }
+
+    /**
      * The in-process broker. Formatting its storage prints to standard output; that goes to the log with the
      * broker's other output, not to the run's console (the harness's main thread is the only one printing now).
      */

@@ -194,6 +194,39 @@ public final class OutboxRows {
         }
     }
 
+    /** {@code topic}'s first claim and last delivery by the rows' own times; both null before any delivery. */
+    public record Span(OffsetDateTime firstClaim, OffsetDateTime lastDelivery) {
+    }
+
+    /** {@code topic}'s {@link Span}. */
+    public Span span(String schema, String topic) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT min(last_attempt_at), max(delivered_at) FROM outbox_message
+                 WHERE topic = ? AND status = 'DELIVERED'""")) {
+            s.setString(1, topic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return new Span(r.getObject(1, OffsetDateTime.class), r.getObject(2, OffsetDateTime.class));
+            }
+        }
+    }
+
+    /** Rows of {@code topic} delivered in {@code [from, to)}, by their {@code delivered_at}. */
+    public long deliveredBetween(String schema, String topic, OffsetDateTime from, OffsetDateTime to)
+            throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT count(*) FROM outbox_message
+                 WHERE topic = ? AND status = 'DELIVERED' AND delivered_at >= ? AND delivered_at < ?""")) {
+            s.setString(1, topic);
+            s.setObject(2, from);
+            s.setObject(3, to);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        }
+    }
+
     public Deliveries deliveries(String schema, String topic) throws SQLException {
         try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
                 WITH d AS (SELECT delivered_at, last_attempt_at FROM outbox_message

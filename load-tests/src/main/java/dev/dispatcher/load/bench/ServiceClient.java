@@ -81,6 +81,16 @@ public final class ServiceClient {
         post("/v1/relay/resume");
     }
 
+    /** Pauses one source's relay ({@code ?source=}) cluster-wide; this instance stops claiming it at once. */
+    public void pause(String source) throws IOException, InterruptedException {
+        post("/v1/relay/pause?source=" + source);
+    }
+
+    /** Resumes one source's relay ({@code ?source=}); this instance claims it again at once. */
+    public void resume(String source) throws IOException, InterruptedException {
+        post("/v1/relay/resume?source=" + source);
+    }
+
     private String get(String path) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + path))
                 .header("Authorization", "Bearer " + access.token()).timeout(Duration.ofSeconds(10)).build(),

@@ -28,13 +28,15 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param freshStart service jar: its first drain from the launch, when it ran ({@code time_to_80pct_s})
  * @param settings in-process: the relay's settings
  * @param serviceJar blackbox-scale: true
+ * @param sources blackbox-sources: each source alone, both, the fault and the per-message costs
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, double msgsPerS,
         Double endToEndMsgsPerS, double baselineMsgsPerS, Integer baselineN, double pgCeilingMsgsPerS,
         String pgCeilingRuns, Double ratioToBaseline, double ratioToCeiling, Double serviceCompilingShare,
         String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
-        @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar) implements BenchResult {
+        @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar,
+        @JsonUnwrapped Sources sources) implements BenchResult {
 
     public static final String NAME = "relay-drain";
 
@@ -70,7 +72,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long duplicates, Isolation isolation, Settings settings) {
         return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
                 pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
-                FreshStart.NONE, settings, null);
+                FreshStart.NONE, settings, null, Sources.NONE);
     }
 
     /** The service jar's drain of {@code blackbox} mode (no baseline: 0), with its fresh start when it ran. */
@@ -79,7 +81,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long lost, long duplicates, Isolation isolation, FreshStart freshStart) {
         return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
                 null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, freshStart, null,
-                null);
+                null, Sources.NONE);
     }
 
     /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
@@ -88,6 +90,16 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             Boolean serviceJar) {
         return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
                 ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE, null,
-                serviceJar);
+                serviceJar, Sources.NONE);
+    }
+
+    /**
+     * One service jar on two sources ({@code blackbox-sources}): {@code msgsPerS} and {@code ratioToCeiling} are
+     * source A's drain alone against the first server's ceiling, as in {@code blackbox}; {@code sources} the rest.
+     */
+    public static RelayDrain twoSources(Common common, int n, double msgsPerS, double pgCeilingMsgsPerS,
+            double ratioToCeiling, long lost, long duplicates, Sources sources) {
+        return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null, ratioToCeiling,
+                null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources);
     }
 }

@@ -57,6 +57,27 @@ class BenchModeTest {
     }
 
     @Test
+    void theSourcesModeTakesTheDocumentedDefaultsAndBothServersOrNeither() {
+        BlackBoxSources sources = (BlackBoxSources) BenchMode.parse("blackbox-sources", "--pg-url",
+                "jdbc:postgresql://127.0.0.1:15432/postgres", "--pg2-url", "jdbc:postgresql://127.0.0.1:15433/postgres");
+        BlackBoxSources quick = (BlackBoxSources) BenchMode.parse("blackbox-sources", "--quick");
+
+        assertThat(sources.backlog()).isEqualTo(new Backlog(BlackBoxSources.DEFAULT_N, new Keys.Spread(64), 256));
+        assertThat(BlackBoxSources.DEFAULT_N).isEqualTo(100_000);
+        assertThat(sources.warmup()).isEqualTo(BlackBoxSources.DEFAULT_WARMUP).isEqualTo(100_000);
+        assertThat(sources.down()).isEqualTo(Duration.ofSeconds(BlackBoxSources.DEFAULT_DOWN_S)).hasSeconds(5);
+        assertThat(sources.ordering()).isEqualTo(Ordering.PER_KEY);
+        assertThat(sources.pg2User()).isEqualTo(Servers.DEFAULT_USER);
+        assertThat(quick.backlog().n()).isEqualTo(BlackBoxSources.QUICK_N);
+        assertThat(quick.warmup()).isZero();
+        assertThat(quick.pg2Url()).as("a second embedded server").isNull();
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-sources", "--pg-url", "jdbc:postgresql://db:5432/app"))
+                .hasMessageStartingWith("--pg2-url and --pg-url come together");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-sources", "--pg-url", "jdbc:postgresql://db:5432/app",
+                "--pg2-url", "postgres://db2")).hasMessageStartingWith("--pg2-url must be jdbc:postgresql://");
+    }
+
+    @Test
     void flagsTakeAnOptionalTrueOrFalse() {
         Drain off = (Drain) BenchMode.parse("drain", "--baseline", "false", "--poison-topic", "--failing-key", "true");
         Inbox inbox = (Inbox) BenchMode.parse("inbox", "--poison-key", "true", "--n", "1000");
@@ -146,7 +167,8 @@ class BenchModeTest {
         for (String name : BenchMode.NAMES) {
             assertThat(BenchMode.parse(name).name()).isEqualTo(name);
         }
-        assertThat(BenchMode.NAMES).hasSize(11).doesNotHaveDuplicates();
+        assertThat(BenchMode.NAMES).as("a name for every mode record").doesNotHaveDuplicates()
+                .hasSize(BenchMode.class.getPermittedSubclasses().length);
         assertThat(List.copyOf(BenchMode.NAMES)).contains("blackbox-scale", "reference-latency", "large-drain");
     }
 }

@@ -55,6 +55,23 @@ class BenchResultTest {
     }
 
     @Test
+    void theTwoSourceDrainAddsEachSourceTheSumTheFaultAndTheCostsOfOneMessage() {
+        RelayDrain drain = RelayDrain.twoSources(COMMON, 100_000, 30000.0, 60000.0, 0.5, 0, 1000,
+                new Sources(30000.0, 28000.0, 20000.0, 19000.0, 39000.0, 1.3, 27000.0, 0.9, 25.1, 58000.0,
+                        new MessageCost(53.0, 116.5, 13.0, 1072.3, 0.004, 0.001)));
+
+        assertThat(drain.line()).contains("\"n\":100000,\"instances\":1,\"msgs_per_s\":30000.0,")
+                .endsWith("\"lost\":0,\"duplicates\":1000,\"service_jar\":true,\"source_a_msgs_per_s\":30000.0,"
+                        + "\"source_b_msgs_per_s\":28000.0,\"both_a_msgs_per_s\":20000.0,\"both_b_msgs_per_s\":19000.0,"
+                        + "\"sum_msgs_per_s\":39000.0,\"ratio_sum_to_best_alone\":1.3,\"fault_a_msgs_per_s\":27000.0,"
+                        + "\"fault_ratio_to_alone\":0.9,\"fault_b_rejoin_s\":25.1,\"pg2_ceiling_msgs_per_s\":58000.0,"
+                        + "\"pg_cpu_us_per_msg\":53.0,\"service_cpu_us_per_msg\":116.5,\"broker_cpu_us_per_msg\":13.0,"
+                        + "\"wal_bytes_per_msg\":1072.3,\"statements_per_msg\":0.004,\"claims_per_msg\":0.001}");
+        assertThat(RelayDrain.serviceJar(COMMON, 1, 1.0, 1.0, 1.0, "1 1", 1.0, 0.0, 0, 0, RelayDrain.Isolation.NONE,
+                FreshStart.NONE).line()).as("absent from other runs").doesNotContain("source_a", "cpu_us", "sum_");
+    }
+
+    @Test
     void theServiceJarsFreshStartFollowsItsOtherFields() {
         RelayDrain drain = RelayDrain.serviceJar(COMMON, 300_000, 38877.0, 30000.0, 68616.0, "68616 60000", 0.57,
                 0.03, 0, 0, RelayDrain.Isolation.NONE,

@@ -4,6 +4,7 @@ import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.BenchLog;
 import dev.dispatcher.load.blackbox.BlackBoxDrainBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
+import dev.dispatcher.load.blackbox.FormatsDrainBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
 import dev.dispatcher.load.blackbox.ScaleBenchmark;
@@ -13,6 +14,7 @@ import dev.dispatcher.load.inprocess.LatencyBenchmark;
 import dev.dispatcher.load.inprocess.SweepBenchmark;
 import dev.dispatcher.load.mode.BenchMode;
 import dev.dispatcher.load.mode.BlackBox;
+import dev.dispatcher.load.mode.BlackBoxFormats;
 import dev.dispatcher.load.mode.BlackBoxLatency;
 import dev.dispatcher.load.mode.BlackBoxScale;
 import dev.dispatcher.load.mode.Drain;
@@ -70,6 +72,7 @@ public final class RelayBenchmark {
             case ReferenceLatency r -> ReferenceLatencyBenchmark.run(env, r);
             case Overload o -> OverloadBenchmark.run(env, o);
             case LargeDrain l -> LargeDrainBenchmark.run(env, l);
+            case BlackBoxFormats f -> FormatsDrainBenchmark.run(env, f);
         };
     }
 }

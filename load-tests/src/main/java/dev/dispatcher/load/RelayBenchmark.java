@@ -4,6 +4,7 @@ import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.BenchLog;
 import dev.dispatcher.load.blackbox.BlackBoxDrainBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
+import dev.dispatcher.load.blackbox.FormatsDrainBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
 import dev.dispatcher.load.blackbox.ScaleBenchmark;
@@ -14,6 +15,7 @@ import dev.dispatcher.load.inprocess.LatencyBenchmark;
 import dev.dispatcher.load.inprocess.SweepBenchmark;
 import dev.dispatcher.load.mode.BenchMode;
 import dev.dispatcher.load.mode.BlackBox;
+import dev.dispatcher.load.mode.BlackBoxFormats;
 import dev.dispatcher.load.mode.BlackBoxLatency;
 import dev.dispatcher.load.mode.BlackBoxScale;
 import dev.dispatcher.load.mode.BlackBoxSources;
@@ -73,6 +75,7 @@ public final class RelayBenchmark {
             case Overload o -> OverloadBenchmark.run(env, o);
             case LargeDrain l -> LargeDrainBenchmark.run(env, l);
             case BlackBoxSources b -> SourcesBenchmark.run(env, b);
+            case BlackBoxFormats f -> FormatsDrainBenchmark.run(env, f);
         };
     }
 }

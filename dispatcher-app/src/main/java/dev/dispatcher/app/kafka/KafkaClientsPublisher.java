@@ -22,6 +22,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.AbstractRecords;
 import org.apache.kafka.common.record.CompressionType;
@@ -71,6 +73,15 @@ final class KafkaClientsPublisher implements RecordPublisher {
     private final Duration ackTimeout;
     /** The result of a record still unacknowledged after {@link #ackTimeout}. */
     private final PublishResult.Failed unacknowledged;
+    /**
+     * The most a batch of one record adds to its key, value and headers in the record format of magic 2: the batch's
+     * header (61 bytes), the record's own varints and attributes (at most 21), the key's and value's lengths and the
+     * header count (a varint each).
+     */
+    static final int BATCH_AND_RECORD_OVERHEAD = 61 + 21 + 3 * 5;
+    /** The most bytes a varint takes. */
+    private static final int VARINT_MAX = 5;
+
     /** The producer's {@code max.request.size}: above it the producer refuses a record itself. */
     private final int maxRequestSize;
     /** Whether the producer compresses (then a record's size on the broker is not known before it is sent). */
@@ -176,7 +187,8 @@ final class KafkaClientsPublisher implements RecordPublisher {
         for (Lane lane : lanes) {
             for (OutboundRecord record : lane.records()) {
                 int limit = limit(readiness.get(record.topic()).maxMessageBytes());
-                if (limit != Integer.MAX_VALUE && !oversized.contains(record.topic()) && size(record) > limit) {
+                if (limit != Integer.MAX_VALUE && !oversized.contains(record.topic()) && mayExceed(record, limit)
+                        && size(record) > limit) {
                     oversized.add(record.topic()); // the size is only computed for a topic with a lower limit
                 }
             }
@@ -200,12 +212,35 @@ final class KafkaClientsPublisher implements RecordPublisher {
     }
 
     /** An upper bound of {@code record}'s size in a record batch of its own, as the producer estimates it. */
-    private static int size(OutboundRecord record) {
-        RecordHeaders headers = new RecordHeaders();
-        record.headers().forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
+    static int size(OutboundRecord record) {
         return AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE,
                 record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8), record.value(),
-                headers.toArray());
+                headers(record));
+    }
+
+    /**
+     * Whether {@code record} could be above {@code limit} bytes in a batch of its own, told without encoding it: false
+     * guarantees {@link #size} is at most {@code limit} (every char counted as 3 UTF-8 bytes, every length as a
+     * 5-byte varint, the batch's and the record's overhead at their largest), so the exact size, which encodes the
+     * key and every header, is computed only for records near a limit.
+     */
+    static boolean mayExceed(OutboundRecord record, int limit) {
+        long bound = BATCH_AND_RECORD_OVERHEAD + record.value().length
+                + 3L * (record.key() == null ? 0 : record.key().length());
+        for (Map.Entry<String, String> header : record.headers().entrySet()) {
+            bound += 2L * VARINT_MAX + 3L * (header.getKey().length() + header.getValue().length());
+        }
+        return bound > limit;
+    }
+
+    /** The record's headers for the producer, each value in UTF-8, in the record's order. */
+    private static Header[] headers(OutboundRecord record) {
+        Header[] headers = new Header[record.headers().size()];
+        int i = 0;
+        for (Map.Entry<String, String> header : record.headers().entrySet()) {
+            headers[i++] = new RecordHeader(header.getKey(), header.getValue().getBytes(StandardCharsets.UTF_8));
+        }
+        return headers;
     }
 
     /**
@@ -277,7 +312,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
 
     private void send(Producer<String, byte[]> producer, OutboundRecord record, int maxMessageBytes,
             CompletableFuture<PublishResult> result) {
-        if (limit(maxMessageBytes) != Integer.MAX_VALUE) {
+        if (limit(maxMessageBytes) != Integer.MAX_VALUE && mayExceed(record, maxMessageBytes)) {
             int size = size(record);
             if (size > maxMessageBytes) {
                 // the broker would refuse it, and the producer, splitting its batch again and again, would retry it
@@ -306,9 +341,8 @@ final class KafkaClientsPublisher implements RecordPublisher {
     }
 
     private static ProducerRecord<String, byte[]> toProducerRecord(OutboundRecord record) {
-        RecordHeaders headers = new RecordHeaders();
-        record.headers().forEach((name, value) -> headers.add(name, value.getBytes(StandardCharsets.UTF_8)));
-        return new ProducerRecord<>(record.topic(), null, record.key(), record.value(), headers);
+        return new ProducerRecord<>(record.topic(), null, record.key(), record.value(),
+                new RecordHeaders(headers(record)));
     }
 
     @Override

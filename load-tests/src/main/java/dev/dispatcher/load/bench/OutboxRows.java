@@ -34,7 +34,8 @@ public final class OutboxRows {
     }
 
     /**
-     * Inserts {@code n} rows of {@code topic} with one {@code INSERT ... SELECT}, the key of generated row {@code g}
+     * Inserts {@code n} rows of {@code topic} with one {@code INSERT ... SELECT}, each payload a JSON string of
+     * {@code payloadBytes} bytes ({@link #jsonPayload}), the key of generated row {@code g}
      * being {@code keyExpression}, then analyses the table and checkpoints: every timed phase starts right after
      * its seeding, from a fresh checkpoint (a timed checkpoint in one phase only would bias a comparison).
      */
@@ -43,12 +44,20 @@ public final class OutboxRows {
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO outbox_message (topic, message_key, event_type, payload)
-                    SELECT '%s', %s, 'BenchEvent', convert_to(repeat('x', %d), 'UTF8')
+                    SELECT '%s', %s, 'BenchEvent', convert_to(%s, 'UTF8')
                       FROM generate_series(1, %d) g
-                    """.formatted(topic, keyExpression, payloadBytes, n));
+                    """.formatted(topic, keyExpression, jsonPayload(payloadBytes), n));
             s.execute("ANALYZE outbox_message");
             s.execute("CHECKPOINT");
         }
+    }
+
+    /**
+     * A payload of {@code bytes} bytes that is one JSON value (a string of {@code x}, as the rows' default content
+     * type {@code application/json} says), as SQL; {@code x} alone when it is one byte.
+     */
+    static String jsonPayload(int bytes) {
+        return bytes < 2 ? "repeat('x', " + bytes + ")" : "'\"' || repeat('x', " + (bytes - 2) + ") || '\"'";
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.dispatcher.load.result;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import java.util.List;
+import java.util.Map;
 
 /**
  * RESULT {@code relay-drain}: N rows drained, the rate against the fixed PostgreSQL-only reference ceiling of the same
@@ -29,6 +31,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param settings in-process: the relay's settings
  * @param serviceJar blackbox-scale: true
  * @param sources blackbox-sources: each source alone, both, the fault and the per-message costs
+ * @param formats blackbox-formats: each record format's figures, by {@code dispatcher.relay.format}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, double msgsPerS,
@@ -36,7 +39,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         String pgCeilingRuns, Double ratioToBaseline, double ratioToCeiling, Double serviceCompilingShare,
         String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
         @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar,
-        @JsonUnwrapped Sources sources) implements BenchResult {
+        @JsonUnwrapped Sources sources, Map<String, FormatRate> formats) implements BenchResult {
 
     public static final String NAME = "relay-drain";
 
@@ -62,6 +65,17 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         public static final Isolation NONE = new Isolation(null, null, null, null, null);
     }
 
+    /**
+     * One record format's drains in a {@code blackbox-formats} run.
+     *
+     * @param msgsPerS the median of its rounds' rates
+     * @param ratioToPlain the median of its rounds' rates over {@code plain}'s in the same round
+     * @param serviceCpuUsPerMsg the service JVM's CPU time over its timed drains, per message
+     * @param rounds each round's rate
+     */
+    public record FormatRate(double msgsPerS, double ratioToPlain, double serviceCpuUsPerMsg, List<Double> rounds) {
+    }
+
     /** The in-process relay's settings. */
     public record Settings(int batchSize, int publishConcurrency, int maxInFlightBatches) {
     }
@@ -72,7 +86,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long duplicates, Isolation isolation, Settings settings) {
         return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
                 pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
-                FreshStart.NONE, settings, null, Sources.NONE);
+                FreshStart.NONE, settings, null, Sources.NONE, null);
     }
 
     /** The service jar's drain of {@code blackbox} mode (no baseline: 0), with its fresh start when it ran. */
@@ -81,7 +95,15 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long lost, long duplicates, Isolation isolation, FreshStart freshStart) {
         return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
                 null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, freshStart, null,
-                null, Sources.NONE);
+                null, Sources.NONE, null);
+    }
+
+    /** A {@code blackbox-formats} run: {@code msgsPerS} is {@code plain}'s, {@code formats} every format's. */
+    public static RelayDrain formats(Common common, int n, double msgsPerS, double pgCeilingMsgsPerS,
+            String pgCeilingRuns, double ratioToCeiling, long lost, long duplicates, Map<String, FormatRate> formats) {
+        return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, pgCeilingRuns, null,
+                ratioToCeiling, null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, null,
+                Sources.NONE, formats);
     }
 
     /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
@@ -90,7 +112,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             Boolean serviceJar) {
         return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
                 ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE, null,
-                serviceJar, Sources.NONE);
+                serviceJar, Sources.NONE, null);
     }
 
     /**
@@ -100,6 +122,6 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
     public static RelayDrain twoSources(Common common, int n, double msgsPerS, double pgCeilingMsgsPerS,
             double ratioToCeiling, long lost, long duplicates, Sources sources) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null, ratioToCeiling,
-                null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources);
+                null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources, null);
     }
 }

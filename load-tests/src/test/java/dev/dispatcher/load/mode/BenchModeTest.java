@@ -78,6 +78,28 @@ class BenchModeTest {
     }
 
     @Test
+    void formatsDefaultToEveryFormatAndMustListPlain() {
+        BlackBoxFormats formats = (BlackBoxFormats) BenchMode.parse("blackbox-formats");
+        BlackBoxFormats quick = (BlackBoxFormats) BenchMode.parse("blackbox-formats", "--quick",
+                "--formats", "cloudevents-binary, plain");
+
+        assertThat(formats.formats()).containsExactly("plain", "cloudevents-binary", "cloudevents-structured");
+        assertThat(formats.rounds()).isEqualTo(BlackBoxFormats.DEFAULT_ROUNDS).isEqualTo(3);
+        assertThat(formats.backlog().n()).isEqualTo(BlackBoxFormats.DEFAULT_N).isEqualTo(100_000);
+        assertThat(formats.warmup()).isEqualTo(BlackBoxFormats.DEFAULT_WARMUP).isEqualTo(100_000);
+        assertThat(formats.backlog().payloadBytes()).isEqualTo(Backlog.DEFAULT_PAYLOAD_BYTES);
+        assertThat(quick.formats()).containsExactly("cloudevents-binary", "plain");
+        assertThat(quick.rounds()).isEqualTo(BlackBoxFormats.QUICK_ROUNDS);
+        assertThat(quick.warmup()).isZero();
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-formats", "--formats", "cloudevents-binary"))
+                .hasMessageContaining("--formats").hasMessageContaining("'cloudevents-binary'");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-formats", "--formats", "plain,avro"))
+                .hasMessageContaining("--formats").hasMessageContaining("'plain,avro'");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-formats", "--formats", "plain,plain"))
+                .hasMessageContaining("--formats");
+    }
+
+    @Test
     void flagsTakeAnOptionalTrueOrFalse() {
         Drain off = (Drain) BenchMode.parse("drain", "--baseline", "false", "--poison-topic", "--failing-key", "true");
         Inbox inbox = (Inbox) BenchMode.parse("inbox", "--poison-key", "true", "--n", "1000");

@@ -7,6 +7,7 @@ import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
 import dev.dispatcher.load.blackbox.ScaleBenchmark;
+import dev.dispatcher.load.blackbox.SustainedBenchmark;
 import dev.dispatcher.load.inprocess.DrainBenchmark;
 import dev.dispatcher.load.inprocess.InboxBenchmark;
 import dev.dispatcher.load.inprocess.LatencyBenchmark;
@@ -22,6 +23,7 @@ import dev.dispatcher.load.mode.Latency;
 import dev.dispatcher.load.mode.Overload;
 import dev.dispatcher.load.mode.ReferenceLatency;
 import dev.dispatcher.load.mode.Scale;
+import dev.dispatcher.load.mode.Sustained;
 import dev.dispatcher.load.mode.Sweep;
 import dev.dispatcher.load.reference.ReferenceLatencyBenchmark;
 import dev.dispatcher.load.result.BenchResult;
@@ -70,6 +72,7 @@ public final class RelayBenchmark {
             case ReferenceLatency r -> ReferenceLatencyBenchmark.run(env, r);
             case Overload o -> OverloadBenchmark.run(env, o);
             case LargeDrain l -> LargeDrainBenchmark.run(env, l);
+            case Sustained s -> SustainedBenchmark.run(env, s);
         };
     }
 }

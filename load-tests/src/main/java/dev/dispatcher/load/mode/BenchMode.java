@@ -10,11 +10,12 @@ import java.util.Locale;
  * an exhaustive switch.
  */
 public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, BlackBox, BlackBoxScale,
-        BlackBoxLatency, ReferenceLatency, Overload, LargeDrain {
+        BlackBoxLatency, ReferenceLatency, Overload, LargeDrain, Sustained {
 
     /** Every mode's name, in the order the usage lists them. */
     List<String> NAMES = List.of(Drain.NAME, Latency.NAME, Sweep.NAME, Inbox.NAME, Scale.NAME, BlackBox.NAME,
-            BlackBoxScale.NAME, BlackBoxLatency.NAME, ReferenceLatency.NAME, Overload.NAME, LargeDrain.NAME);
+            BlackBoxScale.NAME, BlackBoxLatency.NAME, ReferenceLatency.NAME, Overload.NAME, LargeDrain.NAME,
+            Sustained.NAME);
 
     /** The mode's name, as given on the command line. */
     String name();
@@ -46,6 +47,7 @@ public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, B
             case ReferenceLatency.NAME -> ReferenceLatency.parse(o);
             case Overload.NAME -> Overload.parse(o);
             case LargeDrain.NAME -> LargeDrain.parse(o);
+            case Sustained.NAME -> Sustained.parse(o);
             default -> throw new IllegalArgumentException("unknown mode '" + args[0] + "'; modes: "
                     + String.join("|", NAMES));
         };

@@ -9,6 +9,7 @@ import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
 import dev.dispatcher.load.blackbox.ScaleBenchmark;
 import dev.dispatcher.load.blackbox.SourcesBenchmark;
+import dev.dispatcher.load.blackbox.SustainedBenchmark;
 import dev.dispatcher.load.inprocess.DrainBenchmark;
 import dev.dispatcher.load.inprocess.InboxBenchmark;
 import dev.dispatcher.load.inprocess.LatencyBenchmark;
@@ -26,6 +27,7 @@ import dev.dispatcher.load.mode.Latency;
 import dev.dispatcher.load.mode.Overload;
 import dev.dispatcher.load.mode.ReferenceLatency;
 import dev.dispatcher.load.mode.Scale;
+import dev.dispatcher.load.mode.Sustained;
 import dev.dispatcher.load.mode.Sweep;
 import dev.dispatcher.load.reference.ReferenceLatencyBenchmark;
 import dev.dispatcher.load.result.BenchResult;
@@ -76,6 +78,7 @@ public final class RelayBenchmark {
             case LargeDrain l -> LargeDrainBenchmark.run(env, l);
             case BlackBoxSources b -> SourcesBenchmark.run(env, b);
             case BlackBoxFormats f -> FormatsDrainBenchmark.run(env, f);
+            case Sustained s -> SustainedBenchmark.run(env, s);
         };
     }
 }

@@ -56,20 +56,7 @@ public final class Confirmations implements AutoCloseable {
     }
 
     public Confirmations(String bootstrap, String topic, int partitions, Fetch fetch) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + System.nanoTime());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, fetch.minBytes);
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetch.maxWaitMs);
-        KafkaConsumer<String, byte[]> consumer =
-                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> assigned = IntStream.range(0, partitions)
-                .mapToObj(i -> new TopicPartition(topic, i)).toList();
-        consumer.assign(assigned);
-        consumer.seekToBeginning(assigned);
+        KafkaConsumer<String, byte[]> consumer = consumer(bootstrap, topic, partitions, fetch);
         thread = new Thread(() -> {
             try (consumer) {
                 while (running) {
@@ -89,6 +76,28 @@ public final class Confirmations implements AutoCloseable {
         }, "bench-consumer");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * A consumer of every partition of {@code topic} from the beginning, reading committed records only, in a group
+     * of its own that commits nothing: the harness's view of what arrived.
+     */
+    public static KafkaConsumer<String, byte[]> consumer(String bootstrap, String topic, int partitions, Fetch fetch) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + System.nanoTime());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, fetch.minBytes);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetch.maxWaitMs);
+        KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> assigned = IntStream.range(0, partitions)
+                .mapToObj(i -> new TopicPartition(topic, i)).toList();
+        consumer.assign(assigned);
+        consumer.seekToBeginning(assigned);
+        return consumer;
     }
 
     public long records() {

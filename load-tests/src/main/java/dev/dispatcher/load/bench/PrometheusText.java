@@ -9,6 +9,8 @@ public final class PrometheusText {
 
     private static final Pattern COMPILATION =
             Pattern.compile("(?m)^jvm_compilation_time_ms_total(?:\\{[^}]*})? ([0-9.eE+]+)$");
+    private static final Pattern LIVE_DATA =
+            Pattern.compile("(?m)^jvm_gc_live_data_size_bytes(?:\\{[^}]*})? ([0-9.eE+]+)$");
     /** The outbox's Applied Deliver counter, one line per durable status. */
     private static final Pattern APPLIED_DELIVERS = Pattern.compile(
             "^dispatcher_transition_attempts_total\\{(?=[^}]*queue=\"outbox\")(?=[^}]*transition=\"deliver\")"
@@ -49,6 +51,15 @@ public final class PrometheusText {
             }
         }
         return heap;
+    }
+
+    /**
+     * {@code jvm_gc_live_data_size_bytes}: Micrometer's size of the long-lived heap pool after the last collection
+     * that shrank it (or after a major one); 0 before the first such collection or when absent.
+     */
+    public static long liveDataBytes(String exposition) {
+        Matcher m = LIVE_DATA.matcher(exposition);
+        return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
     }
 
     /**

@@ -43,4 +43,16 @@ class PrometheusTextTest {
 
         assertThat(PrometheusText.heapUsedBytes(exposition)).isEqualTo(12_000_000L);
     }
+
+    @Test
+    void heapAfterGcIsMicrometersLiveDataSizeAndZeroWithoutIt() {
+        String exposition = """
+                # TYPE jvm_gc_live_data_size_bytes gauge
+                jvm_gc_live_data_size_bytes 4.3960752E7
+                jvm_gc_max_data_size_bytes 5.36870912E8
+                """;
+
+        assertThat(PrometheusText.liveDataBytes(exposition)).isEqualTo(43_960_752L);
+        assertThat(PrometheusText.liveDataBytes("jvm_gc_max_data_size_bytes 5.0E8\n")).isZero();
+    }
 }

@@ -185,6 +185,35 @@ class BenchModeTest {
     }
 
     @Test
+    void theSustainedRunTakesTheDocumentedDefaults() {
+        Sustained sustained = (Sustained) BenchMode.parse("relay-sustained");
+        Sustained quick = (Sustained) BenchMode.parse("relay-sustained", "--quick");
+
+        assertThat(sustained.minutes()).isEqualTo(Sustained.DEFAULT_MINUTES).isEqualTo(10);
+        assertThat(sustained.rate()).isEqualTo(Sustained.DEFAULT_RATE).isEqualTo(5_000);
+        assertThat(sustained.batchRows()).isEqualTo(Sustained.DEFAULT_BATCH_ROWS).isEqualTo(20);
+        assertThat(sustained.writers()).isEqualTo(Sustained.DEFAULT_WRITERS).isEqualTo(4);
+        assertThat(sustained.keys()).isEqualTo(new Keys.Spread(64));
+        assertThat(sustained.ordering()).isEqualTo(Ordering.PER_KEY);
+        assertThat(sustained.retention()).isEqualTo(Duration.ofSeconds(Sustained.DEFAULT_RETENTION_SECONDS))
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(quick.minutes()).isEqualTo(Sustained.QUICK_MINUTES).isEqualTo(1);
+        assertThat(quick.rate()).isEqualTo(Sustained.QUICK_RATE).isEqualTo(300);
+    }
+
+    @Test
+    void theSustainedRunRefusesKeysItsWritersCannotOwn() {
+        assertThatThrownBy(() -> BenchMode.parse("relay-sustained", "--keys", "hot"))
+                .hasMessageStartingWith("relay-sustained takes --keys as a number of keys or none");
+        assertThatThrownBy(() -> BenchMode.parse("relay-sustained", "--keys", "3", "--writers", "4"))
+                .hasMessageStartingWith("--keys must be at least --writers (4), but was 3");
+        assertThatThrownBy(() -> BenchMode.parse("relay-sustained", "--minutes", "1440", "--rate", "100000"))
+                .hasMessageStartingWith("--minutes x 60 x --rate must be at most 1000000000 rows");
+        assertThat(((Sustained) BenchMode.parse("relay-sustained", "--keys", "none")).keys())
+                .isEqualTo(new Keys.None("none"));
+    }
+
+    @Test
     void everyModeNameParses() {
         for (String name : BenchMode.NAMES) {
             assertThat(BenchMode.parse(name).name()).isEqualTo(name);

@@ -11,12 +11,12 @@ import java.util.Locale;
  */
 public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, BlackBox, BlackBoxScale,
         BlackBoxLatency, ReferenceLatency, Overload, LargeDrain, BlackBoxSources,
-        BlackBoxFormats {
+        BlackBoxFormats, BlackBoxInbox {
 
     /** Every mode's name, in the order the usage lists them. */
     List<String> NAMES = List.of(Drain.NAME, Latency.NAME, Sweep.NAME, Inbox.NAME, Scale.NAME, BlackBox.NAME,
             BlackBoxScale.NAME, BlackBoxLatency.NAME, ReferenceLatency.NAME, Overload.NAME, LargeDrain.NAME,
-            BlackBoxSources.NAME, BlackBoxFormats.NAME);
+            BlackBoxSources.NAME, BlackBoxFormats.NAME, BlackBoxInbox.NAME);
 
     /** The mode's name, as given on the command line. */
     String name();
@@ -50,6 +50,7 @@ public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, B
             case LargeDrain.NAME -> LargeDrain.parse(o);
             case BlackBoxSources.NAME -> BlackBoxSources.parse(o);
             case BlackBoxFormats.NAME -> BlackBoxFormats.parse(o);
+            case BlackBoxInbox.NAME -> BlackBoxInbox.parse(o);
             default -> throw new IllegalArgumentException("unknown mode '" + args[0] + "'; modes: "
                     + String.join("|", NAMES));
         };

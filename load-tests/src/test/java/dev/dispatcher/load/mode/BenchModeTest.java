@@ -117,6 +117,18 @@ class BenchModeTest {
     }
 
     @Test
+    void theScaleCurvesFreshStepsAreOffUnlessAsked() {
+        BlackBoxScale plain = (BlackBoxScale) BenchMode.parse("blackbox-scale");
+        BlackBoxScale fresh = (BlackBoxScale) BenchMode.parse("blackbox-scale", "--fresh-n", "100000");
+
+        assertThat(plain.freshN()).isZero();
+        assertThat(fresh.freshN()).isEqualTo(100_000);
+        assertThat(fresh.freshInstances()).isEqualTo(BlackBoxScale.DEFAULT_FRESH_INSTANCES).isEqualTo(2);
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-scale", "--fresh-instances", "1"))
+                .hasMessageContaining("--fresh-instances must be a whole number between 2 and 16, but was '1'");
+    }
+
+    @Test
     void flagsTakeAnOptionalTrueOrFalse() {
         Drain off = (Drain) BenchMode.parse("drain", "--baseline", "false", "--poison-topic", "--failing-key", "true");
         Inbox inbox = (Inbox) BenchMode.parse("inbox", "--poison-key", "true", "--n", "1000");

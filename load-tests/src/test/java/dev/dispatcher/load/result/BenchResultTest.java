@@ -122,6 +122,18 @@ class BenchResultTest {
     }
 
     @Test
+    void theScaleCurveAddsItsFreshStepsAndTheirLostRows() {
+        RelayDrain curve = RelayDrain.curve(COMMON, 100_000, 2, 18000.0, 40000.0, 0.45, "1:18044 2:13689",
+                "1:100000 2:100000", 0, 0, true).withFreshCurve(new RelayDrain.FreshCurve(100_000,
+                "1:11073.0 2:3310.0", "1:12000.0 2:3500.0", "1:21 2:40", "1:6.4 2:9.8", 0.29), 1, 2);
+
+        assertThat(curve.line()).contains("\"lost\":1,\"duplicates\":2,").endsWith("\"service_jar\":true,"
+                + "\"fresh_n\":100000,\"fresh_curve\":\"1:11073.0 2:3310.0\","
+                + "\"fresh_steady_curve\":\"1:12000.0 2:3500.0\",\"fresh_time_to_80pct_curve\":\"1:21 2:40\","
+                + "\"fresh_startup_curve\":\"1:6.4 2:9.8\",\"fresh_ratio_to_one\":0.29}");
+    }
+
+    @Test
     void theSweepReportsItsBestCell() {
         assertThat(new RelaySweep(COMMON, 20_000, 1000, 64, 8, 7588.0, 0, 0).line()).isEqualTo(
                 "RESULT {\"name\":\"relay-sweep\",\"pg_fsync\":true,\"brokers\":1,\"ordering\":\"per-key\","

@@ -3,6 +3,7 @@ package dev.dispatcher.load;
 import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.BenchLog;
 import dev.dispatcher.load.blackbox.BlackBoxDrainBenchmark;
+import dev.dispatcher.load.blackbox.BlackBoxInboxBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
 import dev.dispatcher.load.blackbox.FormatsDrainBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
@@ -17,6 +18,7 @@ import dev.dispatcher.load.inprocess.SweepBenchmark;
 import dev.dispatcher.load.mode.BenchMode;
 import dev.dispatcher.load.mode.BlackBox;
 import dev.dispatcher.load.mode.BlackBoxFormats;
+import dev.dispatcher.load.mode.BlackBoxInbox;
 import dev.dispatcher.load.mode.BlackBoxLatency;
 import dev.dispatcher.load.mode.BlackBoxScale;
 import dev.dispatcher.load.mode.BlackBoxSources;
@@ -79,6 +81,7 @@ public final class RelayBenchmark {
             case BlackBoxSources b -> SourcesBenchmark.run(env, b);
             case BlackBoxFormats f -> FormatsDrainBenchmark.run(env, f);
             case Sustained s -> SustainedBenchmark.run(env, s);
+            case BlackBoxInbox b -> BlackBoxInboxBenchmark.run(env, b);
         };
     }
 }

@@ -86,6 +86,11 @@ class RelayBenchmarkQuickIT {
         assertThat(result.p99Ms()).isGreaterThanOrEqualTo(result.p50Ms());
         assertThat(result.maxMs()).isGreaterThanOrEqualTo(result.p99Ms());
         assertThat(result.lost()).isZero();
+        assertThat(result.delivered().deliveredN()).as("every measured row's delivered_at").isEqualTo(300);
+        assertThat(result.delivered().deliveredP50Ms()).isPositive();
+        assertThat(result.delivered().deliveredP99Ms()).isGreaterThanOrEqualTo(result.delivered().deliveredP50Ms());
+        assertThat(result.delivered().deliveredMaxMs()).isGreaterThanOrEqualTo(result.delivered().deliveredP99Ms());
+        assertThat(result.line()).contains("\"delivered_p99_ms\":");
     }
 
     @Test
@@ -109,6 +114,22 @@ class RelayBenchmarkQuickIT {
         assertThat(result.line()).contains("\"name\":\"inbox-drain\"", "\"pg_fsync\":true",
                 "\"handler\":\"webhook\"", "\"keys\":64");
         assertThat(result.n()).isEqualTo(1000);
+        assertThat(result.msgsPerS()).isPositive();
+        assertThat(result.receiverCeilingPerS()).isPositive();
+        assertThat(result.lost()).isZero();
+        assertThat(result.duplicates()).isZero();
+    }
+
+    @Test
+    void quickBlackBoxInboxStartsTheServiceJarOnAStandingBacklogAndLosesNothing() throws Exception {
+        InboxDrain result = (InboxDrain) run("blackbox-inbox", "--quick", "--n", "500", "--warm-n", "200");
+
+        assertThat(result.line()).contains("\"name\":\"inbox-drain\"", "\"service_jar\":true", "\"fresh_n\":500",
+                "\"time_to_80pct_s\":", "\"handler\":\"webhook\"");
+        assertThat(result.n()).as("the warm batch").isEqualTo(200);
+        assertThat(result.warmupN()).as("the fresh batch before it").isEqualTo(500);
+        assertThat(result.fresh().startupS()).as("the JVM's launch to healthy").isPositive();
+        assertThat(result.fresh().timeTo80pctS()).as("counted from the launch, past the first effects").isPositive();
         assertThat(result.msgsPerS()).isPositive();
         assertThat(result.receiverCeilingPerS()).isPositive();
         assertThat(result.lost()).isZero();

@@ -144,11 +144,42 @@ public record LatencyLoad(BenchEnvironment env, String schema, String topic, int
             }
             printWindows(byWindow);
             Collections.sort(latencies);
+            RelayLatency.Delivered delivered = deliveredLatency();
+            System.out.printf(Locale.ROOT, "latency of the %d measured rows, p50/p95/p99/max ms: consumer-side (commit"
+                    + " to arrival) %.1f/%.1f/%.1f/%.1f; by the rows' delivered_at - created_at (%d rows)"
+                    + " %.1f/%.1f/%.1f/%.1f%n", committedAt.size(), percentile(latencies, 0.50),
+                    percentile(latencies, 0.95), percentile(latencies, 0.99),
+                    latencies.isEmpty() ? 0 : latencies.getLast(), delivered.deliveredN(), delivered.deliveredP50Ms(),
+                    delivered.deliveredP95Ms(), delivered.deliveredP99Ms(), delivered.deliveredMaxMs());
             return new RelayLatency(common, Round.one(offeredPerSecond), committedAt.size(),
                     Round.one(percentile(latencies, 0.50)), Round.one(percentile(latencies, 0.95)),
                     Round.one(percentile(latencies, 0.99)),
                     Round.one(latencies.isEmpty() ? 0 : latencies.getLast()), lost, confirmed.duplicates(), null, null,
-                    null);
+                    null, delivered);
+        }
+
+        /**
+         * The measured rows' {@code delivered_at - created_at} percentiles (nearest rank, as the consumer-side ones),
+         * read from the outbox by their ids: earlier phases' rows on the same topic do not count.
+         */
+        private RelayLatency.Delivered deliveredLatency() throws SQLException {
+            try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                    SELECT count(*), percentile_disc(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY ms), max(ms)
+                      FROM (SELECT extract(epoch FROM delivered_at - created_at) * 1000 AS ms
+                              FROM outbox_message WHERE id = ANY(?) AND delivered_at IS NOT NULL) t
+                    """)) {
+                s.setArray(1, c.createArrayOf("uuid", committedAt.keySet().stream().map(UUID::fromString).toArray()));
+                try (ResultSet r = s.executeQuery()) {
+                    r.next();
+                    long rows = r.getLong(1);
+                    if (rows == 0) {
+                        return new RelayLatency.Delivered(0, 0, 0, 0, 0);
+                    }
+                    Number[] p = (Number[]) r.getArray(2).getArray();
+                    return new RelayLatency.Delivered(rows, Round.one(p[0].doubleValue()),
+                            Round.one(p[1].doubleValue()), Round.one(p[2].doubleValue()), Round.one(r.getDouble(3)));
+                }
+            }
         }
 
         /** Each offered row that arrived, with its times for {@link LatencyTail}. */

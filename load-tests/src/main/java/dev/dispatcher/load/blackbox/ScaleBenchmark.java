@@ -36,7 +36,10 @@ import java.util.Set;
  *       seen all N ids, the window is that span by the harness's clock.</li>
  *   <li>{@code blackbox-scale}: the service jar with its defaults but {@code --ordering}; the rate counts from the
  *       first claim to the last delivery by the rows' own times (a clock started at the resume would count the
- *       resume calls), the window is that span by the database's clock. RESULT with {@code "service_jar":true}.</li>
+ *       resume calls), the window is that span by the database's clock. RESULT with {@code "service_jar":true}.
+ *       With {@code --fresh-n}, first one and then {@code --fresh-instances} fresh jars started together on a
+ *       standing backlog ({@link FreshScale}), RESULT {@code fresh_curve} and the others of {@link
+ *       RelayDrain.FreshCurve}.</li>
  * </ul>
  */
 public final class ScaleBenchmark {
@@ -55,9 +58,13 @@ public final class ScaleBenchmark {
     public static RelayDrain blackBoxScale(BenchEnvironment env, BlackBoxScale b) throws Exception {
         ServiceProcess.Launch launch = new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar());
         List<String> arguments = ServiceArguments.relay(b.ordering(), b.serviceArgs());
+        FreshScale.Result fresh = b.freshN() == 0 ? new FreshScale.Result(RelayDrain.FreshCurve.NONE, 0, 0)
+                : FreshScale.run(env, BlackBoxScale.NAME, launch, arguments,
+                        new Backlog(b.freshN(), b.backlog().keys(), b.backlog().payloadBytes()), b.freshInstances());
         return ScaleCurve.run(env, BlackBoxScale.NAME, b.backlog().n(), b.ordering().text(),
                 b.backlog().keys().text(), b.backlog().payloadBytes(), k -> step(env, BlackBoxScale.NAME, launch,
-                        arguments, b.backlog(), b.warmup(), k, true), true);
+                        arguments, b.backlog(), b.warmup(), k, true), true)
+                .withFreshCurve(fresh.curve(), fresh.lost(), fresh.duplicates());
     }
 
     private static ScaleCurve.Step step(BenchEnvironment env, String mode, ServiceProcess.Launch launch,

@@ -1,5 +1,6 @@
 package dev.dispatcher.load.blackbox;
 
+import dev.dispatcher.app.config.InboxProperties;
 import dev.dispatcher.load.mode.Ordering;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,19 @@ final class ServiceArguments {
     static List<String> relay(Ordering ordering, List<String> serviceArgs) {
         List<String> arguments = new ArrayList<>();
         arguments.add("--dispatcher.relay.ordering=" + ordering.text());
+        arguments.addAll(serviceArgs);
+        return arguments;
+    }
+
+    /**
+     * One inbox consumer, {@code bench}, reading {@code topic} in {@code group} with the webhook handler POSTing to
+     * {@code url} at {@code concurrency}, its other settings the service's defaults; then {@code --service-args}.
+     */
+    static List<String> inbox(String topic, String group, String url, int concurrency, List<String> serviceArgs) {
+        String c = "--dispatcher.inbox.consumers[0].";
+        List<String> arguments = new ArrayList<>(List.of(c + "name=bench", c + "topics=" + topic,
+                c + "group-id=" + group, c + "handler=" + InboxProperties.Consumer.WEBHOOK_HANDLER,
+                c + "webhook.url=" + url, c + "concurrency=" + concurrency));
         arguments.addAll(serviceArgs);
         return arguments;
     }

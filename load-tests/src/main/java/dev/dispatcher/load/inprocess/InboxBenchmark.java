@@ -7,6 +7,7 @@ import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.Progress;
 import dev.dispatcher.load.mode.Inbox;
 import dev.dispatcher.load.result.Common;
+import dev.dispatcher.load.result.FreshStart;
 import dev.dispatcher.load.result.InboxDrain;
 import dev.dispatcher.load.result.Round;
 import java.sql.Connection;
@@ -90,7 +91,8 @@ public final class InboxBenchmark {
                             Round.one(reference.msgsPerSecond()),
                             Round.one(run.msgsPerSecond() / reference.msgsPerSecond())),
                     o.poisonKey(), poison == null ? null : new InboxDrain.Poison(run.n() - run.lost(), poison.state(),
-                            poison.partition(), poison.offset(), poison.handled(), poison.partitionsBehind()));
+                            poison.partition(), poison.offset(), poison.handled(), poison.partitionsBehind()),
+                    null, FreshStart.NONE, null);
         }
     }
 

@@ -21,7 +21,7 @@ import reactor.netty.resources.ConnectionProvider;
  * The inbox benchmark's references, measured in the same run, never the code under test: the webhook receiver
  * alone, and PostgreSQL's own one-row durable transactions.
  */
-final class InboxCeilings {
+public final class InboxCeilings {
 
     private InboxCeilings() {
     }
@@ -31,7 +31,7 @@ final class InboxCeilings {
      * the webhook handler uses (WebClient on reactor-netty, a pool of {@code concurrency} connections, on the
      * receiver's event loops) with the same payload, after a short warm-up.
      */
-    static double receiver(WebhookReceiver receiver, int concurrency, int requests) {
+    public static double receiver(WebhookReceiver receiver, int concurrency, int requests) {
         ConnectionProvider connections = ConnectionProvider.builder("bench-ceiling").maxConnections(concurrency)
                 .pendingAcquireMaxCount(-1).build();
         WebClient client = WebClient.builder().clientConnector(new ReactorClientHttpConnector(

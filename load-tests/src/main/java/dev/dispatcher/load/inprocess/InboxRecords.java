@@ -36,9 +36,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * @param env the servers
  * @param topic the inbox consumer's topic
  */
-record InboxRecords(BenchEnvironment env, String topic) {
+public record InboxRecords(BenchEnvironment env, String topic) {
 
-    static final int PARTITIONS = 6;
+    public static final int PARTITIONS = 6;
     /** The odd record's key: Confluent's wire format, magic byte 0x00 then a 4-byte schema id and Avro bytes. */
     static final byte[] POISON_KEY = {0x00, 0x00, 0x00, 0x00, 0x01, 0x06, 'o', 'd', 'd'};
 
@@ -57,7 +57,7 @@ record InboxRecords(BenchEnvironment env, String topic) {
     }
 
     /** Produces {@code n} records with a {@code message-id} header, acknowledged; returns the ids. */
-    Set<String> produce(int n, int payloadBytes) throws Exception {
+    public Set<String> produce(int n, int payloadBytes) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, env.kafka().bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");

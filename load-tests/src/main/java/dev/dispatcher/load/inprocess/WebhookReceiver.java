@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -21,9 +22,13 @@ import reactor.netty.resources.LoopResources;
  * {@code 503} every time. Non-blocking (reactor-netty): its delay is a timer, not a thread.
  * Path {@code /hook} counts; {@code /ceiling} only answers, for the ceiling measurement. It runs on event loops of
  * its own ({@link #loops()}, Reactor Netty's default count), which the ceiling's client shares: the global ones are
- * disposed whenever an in-process service stops, and the receiver outlives several.
+ * disposed whenever an in-process service stops, and the receiver outlives several. From {@link #countEachSecondFrom}
+ * on it also counts each id's first {@code 2xx} per second, for a fresh service's ramp-up.
  */
-final class WebhookReceiver implements AutoCloseable {
+public final class WebhookReceiver implements AutoCloseable {
+
+    /** The longest span {@link #effectsEachSecond()} covers. */
+    static final int MAX_SECONDS = 3_600;
 
     private final Duration delay;
     private final int failEvery;
@@ -34,10 +39,16 @@ final class WebhookReceiver implements AutoCloseable {
     private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
     private final AtomicLong calls = new AtomicLong();
     private final AtomicLong missingKey = new AtomicLong();
+    /** First {@code 2xx} answers per second since {@link #origin}. */
+    private final AtomicLongArray firstEffects = new AtomicLongArray(MAX_SECONDS);
+    /** {@link System#nanoTime()} of second 0 of {@link #firstEffects}; {@link Long#MIN_VALUE}: not counting. */
+    private volatile long origin = Long.MIN_VALUE;
+    /** {@link System#nanoTime()} of the first {@code 2xx} since {@link #origin}; {@link Long#MIN_VALUE}: none yet. */
+    private final AtomicLong firstEffectAt = new AtomicLong(Long.MIN_VALUE);
     private final LoopResources loops = LoopResources.create("bench-receiver");
     private final DisposableServer server;
 
-    WebhookReceiver(Duration delay, int failEvery) {
+    public WebhookReceiver(Duration delay, int failEvery) {
         this.delay = delay;
         this.failEvery = failEvery;
         this.server = HttpServer.create().runOn(loops).host("127.0.0.1").port(0)
@@ -62,13 +73,16 @@ final class WebhookReceiver implements AutoCloseable {
                             if (failEvery > 0 && Math.floorMod(key.hashCode(), failEvery) == 0 && failedOnce.add(key)) {
                                 return response.status(503).send().then();
                             }
-                            okById.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+                            if (okById.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet() == 1) {
+                                countFirstEffect();
+                            }
                             return response.status(200).send().then();
                         }))
                 .bindNow();
     }
 
-    String url(String path) {
+    /** The receiver's URL of {@code path}. */
+    public String url(String path) {
         return "http://127.0.0.1:" + server.port() + path;
     }
 
@@ -84,7 +98,7 @@ final class WebhookReceiver implements AutoCloseable {
     }
 
     /** Distinct ids answered 2xx. */
-    long effects() {
+    public long effects() {
         return okById.size();
     }
 
@@ -94,16 +108,17 @@ final class WebhookReceiver implements AutoCloseable {
     }
 
     /** Ids answered 2xx more than once. */
-    long duplicateEffects() {
+    public long duplicateEffects() {
         return okById.values().stream().filter(n -> n.get() > 1).count();
     }
 
     /** Of {@code expected}, the ids never answered 2xx. */
-    long lost(Set<String> expected) {
+    public long lost(Set<String> expected) {
         return expected.stream().filter(id -> !okById.containsKey(id)).count();
     }
 
-    long calls() {
+    /** POSTs to {@code /hook}. */
+    public long calls() {
         return calls.get();
     }
 
@@ -117,6 +132,45 @@ final class WebhookReceiver implements AutoCloseable {
 
     Duration delay() {
         return delay;
+    }
+
+    /**
+     * From now on, counts each id's first {@code 2xx} in the second since {@code originNanos} ({@link
+     * System#nanoTime()}) it was answered in, up to {@link #MAX_SECONDS}.
+     */
+    public void countEachSecondFrom(long originNanos) {
+        firstEffectAt.set(Long.MIN_VALUE);
+        origin = originNanos;
+    }
+
+    /** {@link System#nanoTime()} of the first {@code 2xx} since the origin, or {@link Long#MIN_VALUE}: none yet. */
+    public long firstEffectNanos() {
+        return firstEffectAt.get();
+    }
+
+    /** First {@code 2xx} answers in each second since the origin, up to the last second with one. */
+    public long[] effectsEachSecond() {
+        int last = MAX_SECONDS - 1;
+        while (last >= 0 && firstEffects.get(last) == 0) {
+            last--;
+        }
+        long[] counts = new long[last + 1];
+        for (int i = 0; i <= last; i++) {
+            counts[i] = firstEffects.get(i);
+        }
+        return counts;
+    }
+
+    private void countFirstEffect() {
+        long from = origin;
+        if (from != Long.MIN_VALUE) {
+            long now = System.nanoTime();
+            firstEffectAt.compareAndSet(Long.MIN_VALUE, now);
+            long second = (now - from) / 1_000_000_000L;
+            if (second >= 0 && second < MAX_SECONDS) {
+                firstEffects.incrementAndGet((int) second);
+            }
+        }
     }
 
     /** The receiver's event loops. */

@@ -11,13 +11,13 @@ import java.util.Locale;
  */
 public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, BlackBox, BlackBoxScale,
         BlackBoxLatency, ReferenceLatency, Overload, LargeDrain, BlackBoxSources,
-        BlackBoxFormats, Sustained {
+        BlackBoxFormats, Sustained, BlackBoxInbox {
 
     /** Every mode's name, in the order the usage lists them. */
     List<String> NAMES = List.of(Drain.NAME, Latency.NAME, Sweep.NAME, Inbox.NAME, Scale.NAME, BlackBox.NAME,
             BlackBoxScale.NAME, BlackBoxLatency.NAME, ReferenceLatency.NAME, Overload.NAME, LargeDrain.NAME,
             BlackBoxSources.NAME, BlackBoxFormats.NAME,
-            Sustained.NAME);
+            Sustained.NAME, BlackBoxInbox.NAME);
 
     /** The mode's name, as given on the command line. */
     String name();
@@ -52,6 +52,7 @@ public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, B
             case BlackBoxSources.NAME -> BlackBoxSources.parse(o);
             case BlackBoxFormats.NAME -> BlackBoxFormats.parse(o);
             case Sustained.NAME -> Sustained.parse(o);
+            case BlackBoxInbox.NAME -> BlackBoxInbox.parse(o);
             default -> throw new IllegalArgumentException("unknown mode '" + args[0] + "'; modes: "
                     + String.join("|", NAMES));
         };

@@ -27,12 +27,17 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param failing with a failing key: the reference drain's figures
  * @param poisonKey whether a record with a NUL-led key went first
  * @param poison with a poison key: what became of it and the partitions
+ * @param serviceJar blackbox-inbox: {@code true}, the consumer ran in the service jar's own JVM
+ * @param fresh blackbox-inbox: the service's JVM launched on a standing backlog ({@link FreshStart}, counted by
+ *     first answers at the receiver)
+ * @param freshRatioToCeiling blackbox-inbox: the fresh drain's steady rate over the receiver's ceiling
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record InboxDrain(boolean pgFsync, int brokers, String ordering, int keys, int payloadBytes, long warmupN,
         String handler, int n, double msgsPerS, double receiverCeilingPerS, double ratioToCeiling, long lost,
         long duplicates, int concurrency, Integer receiverDelayMs, Integer failEvery, boolean failingKey,
-        @JsonUnwrapped FailingKey failing, boolean poisonKey, @JsonUnwrapped Poison poison) implements BenchResult {
+        @JsonUnwrapped FailingKey failing, boolean poisonKey, @JsonUnwrapped Poison poison, Boolean serviceJar,
+        @JsonUnwrapped FreshStart fresh, Double freshRatioToCeiling) implements BenchResult {
 
     public static final String NAME = "inbox-drain";
 

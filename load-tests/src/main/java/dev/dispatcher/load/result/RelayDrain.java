@@ -1,6 +1,7 @@
 package dev.dispatcher.load.result;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import java.util.Map;
  * @param serviceJar blackbox-scale: true
  * @param sources blackbox-sources: each source alone, both, the fault and the per-message costs
  * @param formats blackbox-formats: each record format's figures, by {@code dispatcher.relay.format}
+ * @param freshCurve blackbox-scale with {@code --fresh-n}: fresh service jars started together on a standing backlog
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, double msgsPerS,
@@ -39,7 +41,8 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         String pgCeilingRuns, Double ratioToBaseline, double ratioToCeiling, Double serviceCompilingShare,
         String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
         @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar,
-        @JsonUnwrapped Sources sources, Map<String, FormatRate> formats) implements BenchResult {
+        @JsonUnwrapped Sources sources, Map<String, FormatRate> formats, @JsonUnwrapped FreshCurve freshCurve)
+        implements BenchResult {
 
     public static final String NAME = "relay-drain";
 
@@ -76,6 +79,34 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
     public record FormatRate(double msgsPerS, double ratioToPlain, double serviceCpuUsPerMsg, List<Double> rounds) {
     }
 
+    /**
+     * Fresh service jars started together on one standing backlog, one step per instance count, each as {@code
+     * "<instances>:<figure>"}, space-separated.
+     *
+     * @param freshN rows waiting when each step's JVMs were launched
+     * @param freshCurve each step's rows a second, first claim to last delivery
+     * @param freshSteadyCurve each step's steady rate ({@code RampUp})
+     * @param freshTimeTo80pctCurve each step's {@code time_to_80pct_s}, from the launch
+     * @param freshStartupCurve each step's seconds from the launch until every instance answered healthy
+     * @param freshRatioToOne the largest step's steady rate over the one instance's
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record FreshCurve(Integer freshN, String freshCurve, String freshSteadyCurve,
+            @JsonProperty("fresh_time_to_80pct_curve") String freshTimeTo80pctCurve, String freshStartupCurve,
+            Double freshRatioToOne) {
+
+        /** No fresh steps ran. */
+        public static final FreshCurve NONE = new FreshCurve(null, null, null, null, null, null);
+    }
+
+    /** This result with the fresh steps' figures, their lost and duplicate rows added to the run's. */
+    public RelayDrain withFreshCurve(FreshCurve fresh, long freshLost, long freshDuplicates) {
+        return new RelayDrain(common, n, instances, msgsPerS, endToEndMsgsPerS, baselineMsgsPerS, baselineN,
+                pgCeilingMsgsPerS, pgCeilingRuns, ratioToBaseline, ratioToCeiling, serviceCompilingShare, curve,
+                appliedDeliverSums, lost + freshLost, duplicates + freshDuplicates, isolation, freshStart, settings,
+                serviceJar, sources, formats, fresh);
+    }
+
     /** The in-process relay's settings. */
     public record Settings(int batchSize, int publishConcurrency, int maxInFlightBatches) {
     }
@@ -86,7 +117,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long duplicates, Isolation isolation, Settings settings) {
         return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
                 pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
-                FreshStart.NONE, settings, null, Sources.NONE, null);
+                FreshStart.NONE, settings, null, Sources.NONE, null, FreshCurve.NONE);
     }
 
     /** The service jar's drain of {@code blackbox} mode (no baseline: 0), with its fresh start when it ran. */
@@ -95,7 +126,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long lost, long duplicates, Isolation isolation, FreshStart freshStart) {
         return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
                 null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, freshStart, null,
-                null, Sources.NONE, null);
+                null, Sources.NONE, null, FreshCurve.NONE);
     }
 
     /** A {@code blackbox-formats} run: {@code msgsPerS} is {@code plain}'s, {@code formats} every format's. */
@@ -103,7 +134,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             String pgCeilingRuns, double ratioToCeiling, long lost, long duplicates, Map<String, FormatRate> formats) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, pgCeilingRuns, null,
                 ratioToCeiling, null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, null,
-                Sources.NONE, formats);
+                Sources.NONE, formats, FreshCurve.NONE);
     }
 
     /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
@@ -112,7 +143,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             Boolean serviceJar) {
         return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
                 ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE, null,
-                serviceJar, Sources.NONE, null);
+                serviceJar, Sources.NONE, null, FreshCurve.NONE);
     }
 
     /**
@@ -122,6 +153,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
     public static RelayDrain twoSources(Common common, int n, double msgsPerS, double pgCeilingMsgsPerS,
             double ratioToCeiling, long lost, long duplicates, Sources sources) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null, ratioToCeiling,
-                null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources, null);
+                null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources, null,
+                FreshCurve.NONE);
     }
 }

@@ -19,11 +19,12 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param serviceCompilingShare blackbox-latency: the service's compilation time over the measured phase
  * @param relay reference-latency: {@code reference}
  * @param referenceLoops reference-latency: the reference relay's loops
+ * @param delivered the same rows' latency by their own timestamps, {@code delivered_at - created_at}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayLatency(@JsonUnwrapped Common common, double offeredPerS, int n, double p50Ms, double p95Ms,
         double p99Ms, double maxMs, long lost, long duplicates, Double serviceCompilingShare, String relay,
-        Integer referenceLoops) implements BenchResult {
+        Integer referenceLoops, @JsonUnwrapped Delivered delivered) implements BenchResult {
 
     public static final String NAME = "relay-latency";
 
@@ -35,12 +36,27 @@ public record RelayLatency(@JsonUnwrapped Common common, double offeredPerS, int
     /** This result with the service's compilation share of the measured phase. */
     public RelayLatency withServiceCompilingShare(double share) {
         return new RelayLatency(common, offeredPerS, n, p50Ms, p95Ms, p99Ms, maxMs, lost, duplicates, share, relay,
-                referenceLoops);
+                referenceLoops, delivered);
     }
 
     /** This result as the reference relay's, with its loops. */
     public RelayLatency ofReference(int loops) {
         return new RelayLatency(common, offeredPerS, n, p50Ms, p95Ms, p99Ms, maxMs, lost, duplicates,
-                serviceCompilingShare, "reference", loops);
+                serviceCompilingShare, "reference", loops, delivered);
+    }
+
+    /**
+     * The measured rows' latency as the database recorded it: {@code delivered_at - created_at} (the insert's
+     * transaction start to the Deliver write's), read from the outbox table after the run, beside the consumer-side
+     * figures (the writer's commit to the record's arrival at the harness's consumer).
+     *
+     * @param deliveredN measured rows with a {@code delivered_at}
+     * @param deliveredP50Ms median
+     * @param deliveredP95Ms 95th percentile
+     * @param deliveredP99Ms 99th percentile
+     * @param deliveredMaxMs the slowest row
+     */
+    public record Delivered(long deliveredN, double deliveredP50Ms, double deliveredP95Ms, double deliveredP99Ms,
+            double deliveredMaxMs) {
     }
 }

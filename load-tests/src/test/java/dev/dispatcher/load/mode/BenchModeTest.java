@@ -100,6 +100,35 @@ class BenchModeTest {
     }
 
     @Test
+    void theBlackBoxInboxStartsOnAStandingBacklogWithTheInboxModesReceiver() {
+        BlackBoxInbox inbox = (BlackBoxInbox) BenchMode.parse("blackbox-inbox");
+        BlackBoxInbox quick = (BlackBoxInbox) BenchMode.parse("blackbox-inbox", "--quick", "--warm-n", "0");
+
+        assertThat(inbox.n()).isEqualTo(BlackBoxInbox.DEFAULT_N).isEqualTo(100_000);
+        assertThat(inbox.warmN()).isEqualTo(BlackBoxInbox.DEFAULT_WARM_N).isEqualTo(100_000);
+        assertThat(inbox.concurrency()).as("the consumer's default").isEqualTo(
+                InboxProperties.Consumer.DEFAULT_CONCURRENCY);
+        assertThat(inbox.receiverDelayMs()).as("as the inbox mode's").isEqualTo(Inbox.DEFAULT_RECEIVER_DELAY_MS);
+        assertThat(inbox.payloadBytes()).isEqualTo(Backlog.DEFAULT_PAYLOAD_BYTES);
+        assertThat(quick.n()).isEqualTo(BlackBoxInbox.QUICK_N);
+        assertThat(quick.warmN()).isZero();
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-inbox", "--handler", "sql"))
+                .hasMessageContaining("blackbox-inbox does not take --handler");
+    }
+
+    @Test
+    void theScaleCurvesFreshStepsAreOffUnlessAsked() {
+        BlackBoxScale plain = (BlackBoxScale) BenchMode.parse("blackbox-scale");
+        BlackBoxScale fresh = (BlackBoxScale) BenchMode.parse("blackbox-scale", "--fresh-n", "100000");
+
+        assertThat(plain.freshN()).isZero();
+        assertThat(fresh.freshN()).isEqualTo(100_000);
+        assertThat(fresh.freshInstances()).isEqualTo(BlackBoxScale.DEFAULT_FRESH_INSTANCES).isEqualTo(2);
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-scale", "--fresh-instances", "1"))
+                .hasMessageContaining("--fresh-instances must be a whole number between 2 and 16, but was '1'");
+    }
+
+    @Test
     void flagsTakeAnOptionalTrueOrFalse() {
         Drain off = (Drain) BenchMode.parse("drain", "--baseline", "false", "--poison-topic", "--failing-key", "true");
         Inbox inbox = (Inbox) BenchMode.parse("inbox", "--poison-key", "true", "--n", "1000");

@@ -99,7 +99,8 @@ class BenchResultTest {
 
     @Test
     void latencyReportsPercentilesAndWhatRelayedTheRows() {
-        RelayLatency latency = new RelayLatency(COMMON, 300.0, 9000, 4.1, 6.0, 7.9, 16.0, 0, 0, null, null, null);
+        RelayLatency latency = new RelayLatency(COMMON, 300.0, 9000, 4.1, 6.0, 7.9, 16.0, 0, 0, null, null, null,
+                null);
 
         assertThat(latency.line()).isEqualTo("RESULT {\"name\":\"relay-latency\",\"pg_fsync\":true,\"brokers\":1,"
                 + "\"ordering\":\"per-key\",\"keys\":\"64\",\"payload_bytes\":256,\"warmup_n\":400000,"
@@ -107,6 +108,29 @@ class BenchResultTest {
                 + "\"p99_ms\":7.9,\"max_ms\":16.0,\"lost\":0,\"duplicates\":0}");
         assertThat(latency.withServiceCompilingShare(0.02).line()).endsWith(",\"service_compiling_share\":0.02}");
         assertThat(latency.ofReference(2).line()).endsWith(",\"relay\":\"reference\",\"reference_loops\":2}");
+    }
+
+    @Test
+    void theLatencyReportsTheRowsOwnTimesBesideTheConsumerSide() {
+        RelayLatency latency = new RelayLatency(COMMON, 2000.0, 60_000, 30.0, 60.0, 90.0, 120.0, 0, 0, null, null,
+                null, new RelayLatency.Delivered(60_000, 26.0, 50.0, 97.0, 110.0));
+
+        assertThat(latency.line()).contains("\"p50_ms\":30.0,").endsWith(",\"lost\":0,\"duplicates\":0,"
+                + "\"delivered_n\":60000,\"delivered_p50_ms\":26.0,\"delivered_p95_ms\":50.0,"
+                + "\"delivered_p99_ms\":97.0,\"delivered_max_ms\":110.0}");
+        assertThat(latency.withServiceCompilingShare(0.02).line()).contains("\"delivered_p99_ms\":97.0");
+    }
+
+    @Test
+    void theScaleCurveAddsItsFreshStepsAndTheirLostRows() {
+        RelayDrain curve = RelayDrain.curve(COMMON, 100_000, 2, 18000.0, 40000.0, 0.45, "1:18044 2:13689",
+                "1:100000 2:100000", 0, 0, true).withFreshCurve(new RelayDrain.FreshCurve(100_000,
+                "1:11073.0 2:3310.0", "1:12000.0 2:3500.0", "1:21 2:40", "1:6.4 2:9.8", 0.29), 1, 2);
+
+        assertThat(curve.line()).contains("\"lost\":1,\"duplicates\":2,").endsWith("\"service_jar\":true,"
+                + "\"fresh_n\":100000,\"fresh_curve\":\"1:11073.0 2:3310.0\","
+                + "\"fresh_steady_curve\":\"1:12000.0 2:3500.0\",\"fresh_time_to_80pct_curve\":\"1:21 2:40\","
+                + "\"fresh_startup_curve\":\"1:6.4 2:9.8\",\"fresh_ratio_to_one\":0.29}");
     }
 
     @Test
@@ -122,7 +146,8 @@ class BenchResultTest {
     void theInboxDrainKeepsItsNumericKeysAndItsOptionalParts() {
         InboxDrain webhook = new InboxDrain(true, 1, "none", 64, 256, 10_000, "webhook", 20_000, 4000.0, 4500.0,
                 0.9, 0, 0, 16, 2, 0, true, new InboxDrain.FailingKey("records of the 63 keys that do not fail",
-                        4100.0, 1.0), true, new InboxDrain.Poison(20_000, "COMPLETED", 0, 0, true, 0));
+                        4100.0, 1.0), true, new InboxDrain.Poison(20_000, "COMPLETED", 0, 0, true, 0), null,
+                FreshStart.NONE, null);
 
         assertThat(webhook.line()).isEqualTo("RESULT {\"name\":\"inbox-drain\",\"pg_fsync\":true,\"brokers\":1,"
                 + "\"ordering\":\"none\",\"keys\":64,\"payload_bytes\":256,\"warmup_n\":10000,"
@@ -133,8 +158,21 @@ class BenchResultTest {
                 + "\"poison_state\":\"COMPLETED\",\"poison_partition\":0,\"poison_offset\":0,"
                 + "\"poison_handled\":true,\"partitions_behind\":0}");
         InboxDrain sql = new InboxDrain(true, 1, "none", 64, 256, 0, "sql", 1000, 1.0, 2.0, 0.5, 0, 0, 16, null,
-                null, false, null, false, null);
+                null, false, null, false, null, null, FreshStart.NONE, null);
         assertThat(sql.line()).endsWith("\"concurrency\":16,\"failing_key\":false,\"poison_key\":false}");
+    }
+
+    @Test
+    void theServiceJarsInboxDrainAddsItsFreshStartAndItsRatio() {
+        InboxDrain jar = new InboxDrain(true, 1, "none", 64, 256, 100_000, "webhook", 100_000, 2600.0, 6400.0, 0.41,
+                0, 0, 16, 2, 0, false, null, false, null, true,
+                new FreshStart(100_000, 6.4, 4.1, 21, 1900.0, 2500.0, ""), 0.39);
+
+        assertThat(jar.line()).contains("\"msgs_per_s\":2600.0,\"receiver_ceiling_per_s\":6400.0,"
+                + "\"ratio_to_ceiling\":0.41,").endsWith("\"poison_key\":false,\"service_jar\":true,"
+                + "\"fresh_n\":100000,\"startup_s\":6.4,\"startup_cpu_s\":4.1,\"time_to_80pct_s\":21,"
+                + "\"fresh_msgs_per_s\":1900.0,\"fresh_steady_msgs_per_s\":2500.0,\"service_jvm_options\":\"\","
+                + "\"fresh_ratio_to_ceiling\":0.39}");
     }
 
     @Test

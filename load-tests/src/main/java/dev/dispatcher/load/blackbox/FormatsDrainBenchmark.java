@@ -68,8 +68,9 @@ public final class FormatsDrainBenchmark {
                         new long[2]));
                 ServiceClient client = service.client();
                 System.out.printf(Locale.ROOT, "formats: warming up the %s service%n", name);
-                warm = BlackBoxDrainBenchmark.warmUp(env, List.of(client), JitWarmUp.service(client), topics, keys,
-                        payloadBytes, b.warmup());
+                JitWarmUp.Result one = BlackBoxDrainBenchmark.warmUp(env, List.of(client), JitWarmUp.service(client),
+                        topics, keys, payloadBytes, b.warmup());
+                warm = new JitWarmUp.Result(warm.rows() + one.rows(), warm.rounds() + one.rounds()); // all services'
                 client.pause();
             }
             for (int round = 0; round < b.rounds(); round++) {

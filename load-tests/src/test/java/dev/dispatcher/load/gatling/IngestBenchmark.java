@@ -2,9 +2,12 @@ package dev.dispatcher.load.gatling;
 
 import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.BenchLog;
+import dev.dispatcher.load.bench.JitWarmUp;
 import dev.dispatcher.load.bench.RampUp;
 import dev.dispatcher.load.bench.ServiceAccess;
 import dev.dispatcher.load.bench.ServiceProcess;
+import dev.dispatcher.load.bench.ServiceWarmUp;
+import dev.dispatcher.load.mode.Keys;
 import dev.dispatcher.load.result.Common;
 import dev.dispatcher.load.result.GatlingIngest;
 import dev.dispatcher.testkit.KafkaServer;
@@ -30,6 +33,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * ({@code java -jar} on dispatcher-app's exec jar, {@link ServiceProcess}) on a durable PostgreSQL and a Kafka
  * broker, and the load generator (Gatling, {@link IngestSimulation}) here, in another JVM. In order:
  * <ol>
+ *   <li>before the service is launched, the load generator's warm-up: the warm-up load for {@code --load-warmup}
+ *       seconds against {@link IngestStub}, which answers as the service does with no work, so that the fresh
+ *       start below measures a cold service driven by a warm generator;</li>
  *   <li>warm-up, through Gatling so that both JVMs are warm: untimed singles with one batch of
  *       {@value IngestLoad#WARMUP_BATCH_SIZE} in twenty for {@code --warmup} seconds, to a topic of its own,
  *       printing the rate of every 10 s;</li>
@@ -38,10 +44,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *   <li>Gatling, closed model: {@code single} (fresh ids), {@code batch} ({@value IngestLoad#BATCH_SIZE} per
  *       request) and {@code replay} (singles repeating ids the single run had accepted: each must be a 200);</li>
  *   <li>the Kafka check: once the outbox drained, every accepted id is looked for on the topic (lost) and
- *       counted (duplicates), from the records, never from the service's figures.</li>
+ *       counted (duplicates), from the records, never from the service's figures;</li>
+ *   <li>with {@code --drain-rows}, untimed relay drain rounds ({@link ServiceWarmUp}), so that a training run of the
+ *       AOT cache ({@code load-tests/aot/train.sh}) profiles the relay's drain as well as ingest.</li>
  * </ol>
- * The first load after the launch (the warm-up, or the first scenario when there is none) also says how fast the
- * fresh service was: its answers in each second from the launch of the service's JVM ({@link RampUp}: {@code
+ * The first load after the launch (the warm-up, or the first scenario when there is none), started as soon as the
+ * service is healthy, also says how fast the fresh service was: its answers in each second from the launch of the service's JVM ({@link RampUp}: {@code
  * time_to_80pct_s}, {@code startup_s}, the steady rate of its last half).
  * The relay runs throughout. The last line is {@code RESULT} and the JSON object DESIGN.md fixes ({@link
  * GatlingIngest}).
@@ -90,6 +98,7 @@ public final class IngestBenchmark {
             // missing topic's rows: the Kafka check would count every accepted message as lost
             env.createTopic(warmupTopic, 6);
             env.createTopic(topic, 6);
+            warmLoadGenerator(o);
             ServiceProcess.Launch jar = new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar());
             long launched = System.nanoTime();
             try (ServiceProcess service = ServiceProcess.start(jar, o.serviceJvmOptions(),
@@ -102,6 +111,24 @@ public final class IngestBenchmark {
                         service.cpu().toNanos() / 1e9);
                 return measure(o, env, service, access, schema, topic, warmupTopic, started);
             }
+        }
+    }
+
+    /**
+     * The warm-up load against {@link IngestStub} for {@code --load-warmup} seconds, before the service exists: Gatling
+     * and the HTTP client it drives are compiled when the service's first second is counted.
+     */
+    private static void warmLoadGenerator(IngestOptions o) throws Exception {
+        if (o.loadWarmup().isZero()) {
+            return;
+        }
+        try (IngestStub stub = IngestStub.start()) {
+            IngestLoad.Figures f = new IngestLoad.Figures();
+            int exit = gatling(new IngestLoad.Config(stub.baseUrl(), "stub", IngestLoad.Scenario.WARMUP,
+                    o.concurrency(), o.loadWarmup(), List.of(), "stub", 0, 1), f);
+            System.out.printf(Locale.ROOT, "load generator warm-up against a stub: %d requests, failed %d, requests/s"
+                    + " per 5 s:%s (Gatling exit %d)%n", f.requests.get(), f.failed.get(),
+                    f.ratesPer(Duration.ofSeconds(5)), exit);
         }
     }
 
@@ -149,6 +176,14 @@ public final class IngestBenchmark {
         Set<String> accepted = new HashSet<>();
         figures.values().forEach(f -> accepted.addAll(f.accepted));
         long[] check = kafkaCheck(env.postgres(), schema, env.kafka(), topic, accepted);
+        if (o.drainRows() > 0) {
+            JitWarmUp.Result drained = ServiceWarmUp.rounds(env, List.of(service.client()),
+                    JitWarmUp.service(service.client()), schema, "gatling.drain." + topic.substring(
+                            IngestLoad.TOPIC_PREFIX.length()), new Keys.Spread(IngestLoad.KEYS).sqlExpression(),
+                    IngestLoad.payloadBytes(), o.drainRows());
+            System.out.printf(Locale.ROOT, "relay drain rounds: %d rows in %d rounds%n", drained.rows(),
+                    drained.rounds());
+        }
 
         IngestLoad.Figures headline = figures.getOrDefault(IngestLoad.Scenario.SINGLE,
                 figures.values().iterator().next());
@@ -189,16 +224,11 @@ public final class IngestBenchmark {
      * line of them.
      */
     private static IngestLoad.Figures gatling(IngestLoad.Config config, ServiceProcess service) {
-        IngestLoad.config = config;
         IngestLoad.Figures f = new IngestLoad.Figures();
-        IngestLoad.figures = f;
         Duration cpuBefore = service.cpu();
         Duration loadCpuBefore = ProcessCpu.self();
         Duration pgCpuBefore = ProcessCpu.postgres();
-        int exit = io.gatling.app.Gatling$.MODULE$.fromArgs(new String[] {
-                "--simulation", IngestSimulation.class.getName(), "--no-reports",
-                "--results-folder", Path.of("target", "gatling").toAbsolutePath().toString(),
-                "--run-description", config.scenario().name().toLowerCase(Locale.ROOT) + " x" + config.concurrency()});
+        int exit = gatling(config, f);
         f.cpu(service.cpu().minus(cpuBefore), ProcessCpu.self().minus(loadCpuBefore),
                 ProcessCpu.postgres().minus(pgCpuBefore));
         System.out.printf(Locale.ROOT, "%s: %.0f requests/s (%.0f messages/s), p50 %d ms, p99 %d ms, "
@@ -208,6 +238,16 @@ public final class IngestBenchmark {
                 f.messages.get() / f.seconds(), f.percentile(50), f.percentile(99), f.failed.get(),
                 f.requests.get(), f.statuses, f.serviceCores, f.loadCores, f.postgresCores, exit);
         return f;
+    }
+
+    /** One Gatling run of {@code config}, recording into {@code figures}; returns Gatling's exit code. */
+    private static int gatling(IngestLoad.Config config, IngestLoad.Figures figures) {
+        IngestLoad.config = config;
+        IngestLoad.figures = figures;
+        return io.gatling.app.Gatling$.MODULE$.fromArgs(new String[] {
+                "--simulation", IngestSimulation.class.getName(), "--no-reports",
+                "--results-folder", Path.of("target", "gatling").toAbsolutePath().toString(),
+                "--run-description", config.scenario().name().toLowerCase(Locale.ROOT) + " x" + config.concurrency()});
     }
 
     /**

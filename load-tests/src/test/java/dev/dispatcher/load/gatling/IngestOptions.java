@@ -26,11 +26,17 @@ import java.util.Set;
  *     address is throttled by the service's per-address health limit, 200 measure what the health answers
  *     themselves cost
  * @param serviceJvmOptions {@code --service-jvm-options "-Xmx1g ..."}
+ * @param loadWarmup {@code --load-warmup}: seconds the load generator runs the warm-up load against an in-harness
+ *     stub ({@link IngestStub}) before the service is launched, so the fresh start's ramp measures the service and
+ *     not a cold generator (default 20, quick 5; 0: none)
+ * @param drainRows {@code --drain-rows}: rows of each untimed relay drain round after the scenarios, a backlog seeded
+ *     while the relay is paused, rounds until the service's compiler settles (default 0: none); the AOT cache's
+ *     training run ({@code load-tests/aot/train.sh}) uses it so the cache covers the relay's drain beside ingest
  * @param servers {@code --pg-url}, {@code --pg-user}, {@code --pg-password}, {@code --bootstrap}
  */
 record IngestOptions(int concurrency, int batchConcurrency, Duration duration, Duration warmup, Duration ceiling,
         List<IngestLoad.Scenario> scenarios, int healthClients, int healthAddresses, List<String> serviceJvmOptions,
-        Servers servers) {
+        Duration loadWarmup, int drainRows, Servers servers) {
 
     static final int DEFAULT_CONCURRENCY = 32;
     static final int QUICK_CONCURRENCY = 8;
@@ -40,6 +46,8 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
     static final Duration QUICK_DURATION = Duration.ofSeconds(5);
     static final Duration DEFAULT_WARMUP = Duration.ofSeconds(120);
     static final Duration QUICK_WARMUP = Duration.ofSeconds(5);
+    static final Duration DEFAULT_LOAD_WARMUP = Duration.ofSeconds(20);
+    static final Duration QUICK_LOAD_WARMUP = Duration.ofSeconds(5);
     static final Duration DEFAULT_CEILING = Duration.ofSeconds(15);
     static final Duration QUICK_CEILING = Duration.ofSeconds(3);
     static final String DEFAULT_SCENARIOS = "single,batch,replay";
@@ -49,8 +57,8 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
     static final int MAX_HEALTH_ADDRESSES = 254;
 
     private static final Set<String> NAMES = Set.of("quick", "concurrency", "batch-concurrency", "duration", "warmup",
-            "ceiling", "scenarios", "health-clients", "health-addresses", "service-jvm-options", "pg-url", "pg-user",
-            "pg-password", "bootstrap");
+            "ceiling", "scenarios", "health-clients", "health-addresses", "service-jvm-options", "load-warmup",
+            "drain-rows", "pg-url", "pg-user", "pg-password", "bootstrap");
 
     /**
      * Parses {@code args}.
@@ -85,6 +93,9 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
                 Duration.ofSeconds(positive(o, "ceiling", (int) (quick ? QUICK_CEILING : DEFAULT_CEILING).toSeconds())),
                 scenarios, positive(o, "health-clients", DEFAULT_HEALTH_CLIENTS), healthAddresses(o),
                 jvm.isEmpty() ? List.of() : List.of(jvm.split("\\s+")),
+                Duration.ofSeconds(nonNegative(o, "load-warmup",
+                        (int) (quick ? QUICK_LOAD_WARMUP : DEFAULT_LOAD_WARMUP).toSeconds())),
+                nonNegative(o, "drain-rows", 0),
                 new Servers(o.get("pg-url"), o.getOrDefault("pg-user", Servers.DEFAULT_USER),
                         o.getOrDefault("pg-password", Servers.DEFAULT_USER), o.get("bootstrap")));
     }

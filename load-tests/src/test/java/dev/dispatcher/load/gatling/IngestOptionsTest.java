@@ -23,6 +23,17 @@ class IngestOptionsTest {
         assertThat(o.healthClients()).isEqualTo(200);
         assertThat(o.healthAddresses()).isEqualTo(1);
         assertThat(o.serviceJvmOptions()).isEmpty();
+        assertThat(o.loadWarmup()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(o.drainRows()).isZero();
+    }
+
+    @Test
+    void theLoadGeneratorWarmsUpBeforeTheLaunchUnlessTurnedOff() {
+        assertThat(IngestOptions.parse("--quick").loadWarmup()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(IngestOptions.parse("--quick", "--load-warmup", "0").loadWarmup()).isZero();
+        assertThat(IngestOptions.parse("--drain-rows", "100000").drainRows()).isEqualTo(100_000);
+        assertThatThrownBy(() -> IngestOptions.parse("--load-warmup", "-1"))
+                .hasMessage("--load-warmup must be a whole number, 0 or more, but was '-1'");
     }
 
     @Test

@@ -16,7 +16,8 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param p99Ms commit to confirmed on Kafka, 99th percentile over the rows that arrived after the first minute (the
  *     service's warm-up; over every row in a one-minute run), by the harness's consumer
  * @param retentionS the service's {@code dispatcher.retention.delivered}
- * @param deletedRows rows deleted from {@code outbox_message} during the load ({@code n_tup_del}): retention's work
+ * @param deletedRows rows deleted from {@code outbox_message} over the run ({@code n_tup_del}, read after the service
+ *     stopped): retention's work
  * @param referenceMinute the minute "first" figures are taken from
  * @param tableBytesFirst {@code pg_table_size} of {@code outbox_message} at the reference minute
  * @param tableBytesLast at the last minute

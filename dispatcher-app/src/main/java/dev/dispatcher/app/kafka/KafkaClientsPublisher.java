@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
@@ -167,7 +168,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
         lanes.forEach(lane -> lane.records().forEach(record -> names.add(record.topic())));
         return topics.readiness(names)
                 .flatMap(readiness -> withFreshLimits(lanes, readiness))
-                .flatMap(readiness -> Mono.fromCallable(() -> handOff(chosen, lanes, readiness))
+                .flatMap(limits -> Mono.fromCallable(() -> handOff(chosen, lanes, limits))
                         .subscribeOn(sendScheduler))
                 .flatMap(futures -> Mono.fromFuture(CompletableFuture
                                 .allOf(futures.stream().flatMap(List::stream).toArray(CompletableFuture[]::new)), true)
@@ -177,12 +178,22 @@ final class KafkaClientsPublisher implements RecordPublisher {
     }
 
     /**
+     * The hand-off's topics and which of them need their records sized at the send.
+     *
+     * @param readiness each topic's readiness, its {@code max.message.bytes} among it
+     * @param oversized the topics a record of the hand-off exceeded in the cache, looked up again: only their records
+     *     are sized against the fresh limit at the send; every record of another topic was found within its limit
+     */
+    private record Limits(Map<String, TopicReadiness.Readiness> readiness, Set<String> oversized) {
+    }
+
+    /**
      * {@code readiness}, with the topics looked up again (not from the cache) whose cached {@code max.message.bytes}
      * a record of the hand-off exceeds: a record is refused as too large only on the topic's current limit. Only
-     * topics whose limit is below the producer's {@code max.request.size} are checked at all.
+     * topics whose limit is below the producer's {@code max.request.size} are checked at all, and each record is
+     * sized here once, off the send thread.
      */
-    private Mono<Map<String, TopicReadiness.Readiness>> withFreshLimits(List<Lane> lanes,
-            Map<String, TopicReadiness.Readiness> readiness) {
+    private Mono<Limits> withFreshLimits(List<Lane> lanes, Map<String, TopicReadiness.Readiness> readiness) {
         Set<String> oversized = new HashSet<>();
         for (Lane lane : lanes) {
             for (OutboundRecord record : lane.records()) {
@@ -194,7 +205,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
             }
         }
         if (oversized.isEmpty()) {
-            return Mono.just(readiness);
+            return Mono.just(new Limits(readiness, oversized));
         }
         return Flux.fromIterable(oversized)
                 .flatMap(topic -> topics.lookUpNow(topic).map(fresh -> Map.entry(topic, fresh)))
@@ -202,7 +213,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 .map(fresh -> {
                     Map<String, TopicReadiness.Readiness> merged = new HashMap<>(readiness);
                     fresh.forEach(e -> merged.put(e.getKey(), e.getValue()));
-                    return merged;
+                    return new Limits(merged, oversized);
                 });
     }
 
@@ -272,7 +283,8 @@ final class KafkaClientsPublisher implements RecordPublisher {
      * ends the hand-off: each further send would block this thread up to {@code max.block.ms} for nothing.
      */
     private List<List<CompletableFuture<PublishResult>>> handOff(Producer<String, byte[]> producer, List<Lane> lanes,
-            Map<String, TopicReadiness.Readiness> readiness) {
+            Limits limits) {
+        Map<String, TopicReadiness.Readiness> readiness = limits.readiness();
         List<List<CompletableFuture<PublishResult>>> results = new ArrayList<>(lanes.size());
         Map<String, SendFailure> refused = new HashMap<>();
         readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> refused.put(topic, failure)));
@@ -292,7 +304,9 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 } else if (refusal != null) {
                     result.complete(new PublishResult.Failed(refusal));
                 } else {
-                    send(producer, record, readiness.get(record.topic()).maxMessageBytes(), result);
+                    send(producer, record, limits.oversized().contains(record.topic())
+                            ? OptionalInt.of(readiness.get(record.topic()).maxMessageBytes()) : OptionalInt.empty(),
+                            result);
                 }
                 PublishResult now = result.getNow(null);
                 if (now instanceof PublishResult.Failed f && refusal == null) {
@@ -310,9 +324,15 @@ final class KafkaClientsPublisher implements RecordPublisher {
         return results;
     }
 
-    private void send(Producer<String, byte[]> producer, OutboundRecord record, int maxMessageBytes,
+    /**
+     * Hands {@code record} to the producer; first, with {@code freshLimit} (its topic's limit looked up again for this
+     * hand-off), refuses it as too large when it is above that limit.
+     */
+    private void send(Producer<String, byte[]> producer, OutboundRecord record, OptionalInt freshLimit,
             CompletableFuture<PublishResult> result) {
-        if (limit(maxMessageBytes) != Integer.MAX_VALUE && mayExceed(record, maxMessageBytes)) {
+        if (freshLimit.isPresent() && limit(freshLimit.getAsInt()) != Integer.MAX_VALUE
+                && mayExceed(record, freshLimit.getAsInt())) {
+            int maxMessageBytes = freshLimit.getAsInt();
             int size = size(record);
             if (size > maxMessageBytes) {
                 // the broker would refuse it, and the producer, splitting its batch again and again, would retry it

@@ -14,7 +14,6 @@ import dev.dispatcher.load.result.RelayDrain;
 import dev.dispatcher.load.result.Round;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,9 +38,9 @@ public final class FormatsDrainBenchmark {
     private FormatsDrainBenchmark() {
     }
 
-    /** One format's service, its schema and what its timed drains measured. */
+    /** One format's service, its schema and what its timed drains measured (the service's CPU time of each). */
     private record Format(String name, String schema, ServiceProcess service, List<Double> rates,
-            List<Double> ratios, long[] cpuNanosAndRows) {
+            List<Double> ratios, List<Long> cpuNanos) {
     }
 
     public static RelayDrain run(BenchEnvironment env, BlackBoxFormats b) throws Exception {
@@ -65,7 +64,7 @@ public final class FormatsDrainBenchmark {
                 ServiceProcess service = Services.startJar(env, topics.schema(),
                         ServiceArguments.relay(b.ordering(), args), "formats-" + name);
                 formats.add(new Format(name, topics.schema(), service, new ArrayList<>(), new ArrayList<>(),
-                        new long[2]));
+                        new ArrayList<>()));
                 ServiceClient client = service.client();
                 System.out.printf(Locale.ROOT, "formats: warming up the %s service%n", name);
                 JitWarmUp.Result one = BlackBoxDrainBenchmark.warmUp(env, List.of(client), JitWarmUp.service(client),
@@ -80,8 +79,7 @@ public final class FormatsDrainBenchmark {
                     Drained drained = drain(env, outbox, f, round + 1, keys, payloadBytes, n);
                     rates.put(f.name(), drained.rate());
                     f.rates().add(drained.rate());
-                    f.cpuNanosAndRows()[0] += drained.cpuNanos();
-                    f.cpuNanosAndRows()[1] += n;
+                    f.cpuNanos().add(drained.cpuNanos());
                     lost += drained.lost();
                     duplicates += drained.duplicates();
                 }
@@ -99,9 +97,9 @@ public final class FormatsDrainBenchmark {
                 PgCeiling.measure(env, env.schema("ceiling"), n));
         Map<String, RelayDrain.FormatRate> figures = new LinkedHashMap<>();
         for (Format f : formats) {
-            double cpuUs = f.cpuNanosAndRows()[0] / 1e3 / f.cpuNanosAndRows()[1];
+            double cpuUs = f.cpuNanos().stream().mapToLong(Long::longValue).sum() / 1e3 / ((long) n * b.rounds());
             figures.put(f.name(), new RelayDrain.FormatRate(Round.one(median(f.rates())),
-                    Round.two(median(f.ratios())), Round.one(cpuUs), rounded(f.rates())));
+                    Round.two(median(f.ratios())), Round.one(cpuUs), f.rates().stream().map(Round::one).toList()));
             System.out.printf(Locale.ROOT, "formats: %s median %.0f msgs/s, %.2f of plain, service CPU %.1f us a"
                     + " message, rounds %s%n", f.name(), median(f.rates()), median(f.ratios()), cpuUs, f.rates());
         }
@@ -127,12 +125,12 @@ public final class FormatsDrainBenchmark {
         try (Confirmations confirmed = new Confirmations(env.kafka().bootstrapServers(), topic, 6,
                 Confirmations.Fetch.THROUGHPUT)) {
             outbox.insert(f.schema(), topic, keys, payloadBytes, n);
-            long cpuBefore = cpuNanos(f.service());
+            long cpuBefore = f.service().cpu().toNanos();
             long start = System.nanoTime();
             client.resume();
             boolean all = confirmed.awaitDistinct(n, Duration.ofMinutes(10),
                     Progress.since("formats " + f.name() + " round " + round, start), client::backlog);
-            long cpu = cpuNanos(f.service()) - cpuBefore;
+            long cpu = f.service().cpu().toNanos() - cpuBefore;
             client.pause();
             OutboxRows.Deliveries deliveries = outbox.deliveries(f.schema(), topic);
             System.out.printf(Locale.ROOT, "formats: %s round %d: %.0f msgs/s first claim to last delivery (%s UTC),"
@@ -145,21 +143,9 @@ public final class FormatsDrainBenchmark {
         }
     }
 
-    /** The service JVM's CPU time so far (every thread, user and system). */
-    private static long cpuNanos(ServiceProcess service) {
-        return ProcessHandle.of(service.pid()).flatMap(p -> p.info().totalCpuDuration())
-                .orElseThrow(() -> new IllegalStateException("no CPU time for the service's process " + service.pid()))
-                .toNanos();
-    }
-
     static double median(List<Double> values) {
         double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int mid = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-    }
-
-    private static List<Double> rounded(List<Double> rates) {
-        return Arrays.stream(rates.stream().mapToDouble(Double::doubleValue).toArray()).map(Round::one).boxed()
-                .toList();
     }
 }

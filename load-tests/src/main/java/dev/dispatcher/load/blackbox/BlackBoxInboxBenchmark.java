@@ -103,16 +103,11 @@ public final class BlackBoxInboxBenchmark {
      */
     private static long await(WebhookReceiver receiver, long before, int n, Progress progress)
             throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        long done;
-        while ((done = receiver.effects() - before) < n && System.nanoTime() < deadline) {
-            Thread.sleep(5); // the harness's main thread polls the receiver's count
-            long now = done;
-            progress.maybePrint(() -> progress.count(now, n, "effects"));
-        }
+        long done = receiver.awaitEffects(before, n, Duration.ofMinutes(10), progress);
+        long at = System.nanoTime();
         if (done < n) {
             System.out.printf(Locale.ROOT, "blackbox-inbox: only %d of %d effects within 10 minutes%n", done, n);
         }
-        return System.nanoTime();
+        return at;
     }
 }

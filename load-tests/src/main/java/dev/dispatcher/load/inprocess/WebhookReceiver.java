@@ -1,5 +1,6 @@
 package dev.dispatcher.load.inprocess;
 
+import dev.dispatcher.load.bench.Progress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -100,6 +101,22 @@ public final class WebhookReceiver implements AutoCloseable {
     /** Distinct ids answered 2xx. */
     public long effects() {
         return okById.size();
+    }
+
+    /**
+     * Waits until {@code n} more distinct ids than {@code before} were answered 2xx, or {@code timeout} passed,
+     * polling from the calling thread (the harness's main thread) and printing {@code progress} every few seconds;
+     * returns how many more there were (short of {@code n} when the time ran out).
+     */
+    public long awaitEffects(long before, long n, Duration timeout, Progress progress) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long done;
+        while ((done = effects() - before) < n && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+            long now = done;
+            progress.maybePrint(() -> progress.count(now, n, "effects"));
+        }
+        return done;
     }
 
     /** Whether {@code id} was answered 2xx. */

@@ -45,8 +45,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *       request) and {@code replay} (singles repeating ids the single run had accepted: each must be a 200);</li>
  *   <li>the Kafka check: once the outbox drained, every accepted id is looked for on the topic (lost) and
  *       counted (duplicates), from the records, never from the service's figures;</li>
- *   <li>with {@code --drain-rows}, untimed relay drain rounds ({@link ServiceWarmUp}), so that a training run of the
- *       AOT cache ({@code load-tests/aot/train.sh}) profiles the relay's drain as well as ingest.</li>
+ *   <li>with {@code --drain-rows}, untimed relay drain rounds ({@link ServiceWarmUp}), and with {@code
+ *       --inbox-records}, untimed rounds of records through an inbox webhook consumer ({@link InboxRounds}, configured
+ *       on the service from its launch), so that a training run of the AOT cache ({@code load-tests/aot/train.sh})
+ *       profiles the relay's drain and the inbox as well as ingest.</li>
  * </ol>
  * The first load after the launch (the warm-up, or the first scenario when there is none), started as soon as the
  * service is healthy, also says how fast the fresh service was: its answers in each second from the launch of the service's JVM ({@link RampUp}: {@code
@@ -99,18 +101,48 @@ public final class IngestBenchmark {
             env.createTopic(warmupTopic, 6);
             env.createTopic(topic, 6);
             warmLoadGenerator(o);
-            ServiceProcess.Launch jar = new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar());
-            long launched = System.nanoTime();
-            try (ServiceProcess service = ServiceProcess.start(jar, o.serviceJvmOptions(),
-                    ServiceAccess.serverArguments(postgres, kafka, schema), access,
-                    BenchLog.serviceLog("ingest-service"))) {
-                String baseUrl = service.client().baseUrl();
-                System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s, log %s; PostgreSQL %s, Kafka %s%n",
-                        service.pid(), baseUrl, service.log(), postgres, kafka);
-                Started started = new Started(launched, (System.nanoTime() - launched) / 1e9,
-                        service.cpu().toNanos() / 1e9);
-                return measure(o, env, service, access, schema, topic, warmupTopic, started);
+            List<String> arguments = new ArrayList<>(ServiceAccess.serverArguments(postgres, kafka, schema));
+            // null without --inbox-records: no consumer, no receiver; else the receiver outlives the service, whose
+            // shutdown finishes the webhook calls in flight
+            try (InboxRounds inbox = o.inboxRecords() > 0 ? InboxRounds.start(env, run) : null) {
+                if (inbox != null) {
+                    arguments.addAll(inbox.serviceArguments());
+                }
+                ServiceProcess.Launch jar = new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar());
+                long launched = System.nanoTime();
+                try (ServiceProcess service = ServiceProcess.start(jar, o.serviceJvmOptions(), arguments, access,
+                        BenchLog.serviceLog("ingest-service"))) {
+                    String baseUrl = service.client().baseUrl();
+                    System.out.printf(Locale.ROOT, "service: java -jar, pid %d, %s, log %s; PostgreSQL %s, Kafka"
+                            + " %s%n", service.pid(), baseUrl, service.log(), postgres, kafka);
+                    Started started = new Started(launched, (System.nanoTime() - launched) / 1e9,
+                            service.cpu().toNanos() / 1e9);
+                    GatlingIngest result = measure(o, env, service, access, schema, topic, warmupTopic, started);
+                    train(o, env, service, schema, run, inbox);
+                    return result;
+                }
             }
+        }
+    }
+
+    /**
+     * The untimed rounds after the measurement, for the AOT cache's training run: relay drains of {@code
+     * --drain-rows} each, then {@code --inbox-records} in all through {@code inbox} (null: none).
+     */
+    private static void train(IngestOptions o, BenchEnvironment env, ServiceProcess service, String schema,
+            String run, InboxRounds inbox) throws Exception {
+        if (o.drainRows() > 0) {
+            JitWarmUp.Result drained = ServiceWarmUp.rounds(env, List.of(service.client()),
+                    JitWarmUp.service(service.client()), schema, "gatling.drain." + run,
+                    new Keys.Spread(IngestLoad.KEYS).sqlExpression(), IngestLoad.payloadBytes(), o.drainRows());
+            System.out.printf(Locale.ROOT, "relay drain rounds: %d rows in %d rounds%n", drained.rows(),
+                    drained.rounds());
+        }
+        if (inbox != null) {
+            JitWarmUp.Result handled = inbox.run(service, o.inboxRecords());
+            System.out.printf(Locale.ROOT, "inbox rounds: %d records in %d rounds, each id answered 2xx by the"
+                    + " receiver (%d of them more than once)%n", handled.rows(), handled.rounds(),
+                    inbox.receiver().duplicateEffects());
         }
     }
 
@@ -176,14 +208,6 @@ public final class IngestBenchmark {
         Set<String> accepted = new HashSet<>();
         figures.values().forEach(f -> accepted.addAll(f.accepted));
         long[] check = kafkaCheck(env.postgres(), schema, env.kafka(), topic, accepted);
-        if (o.drainRows() > 0) {
-            JitWarmUp.Result drained = ServiceWarmUp.rounds(env, List.of(service.client()),
-                    JitWarmUp.service(service.client()), schema, "gatling.drain." + topic.substring(
-                            IngestLoad.TOPIC_PREFIX.length()), new Keys.Spread(IngestLoad.KEYS).sqlExpression(),
-                    IngestLoad.payloadBytes(), o.drainRows());
-            System.out.printf(Locale.ROOT, "relay drain rounds: %d rows in %d rounds%n", drained.rows(),
-                    drained.rounds());
-        }
 
         IngestLoad.Figures headline = figures.getOrDefault(IngestLoad.Scenario.SINGLE,
                 figures.values().iterator().next());

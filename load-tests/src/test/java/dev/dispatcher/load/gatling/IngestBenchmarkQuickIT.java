@@ -8,14 +8,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The ingest benchmark's quick mode, run in CI so the harness cannot rot: the service jar built earlier in the same
  * build, started as its own process, a few seconds of each scenario (the health flood with 20 health clients), the
- * ceiling and the Kafka check.
+ * ceiling and the Kafka check, then the AOT training run's untimed inbox round ({@code --inbox-records}), which
+ * fails the run unless the receiver answered every record's id.
  */
 class IngestBenchmarkQuickIT {
 
     @Test
     void quickRunReportsEveryFieldAndLosesNothing() throws Exception {
         GatlingIngest result = IngestBenchmark.run(IngestOptions.parse("--quick", "--scenarios",
-                "single,batch,replay,health-flood", "--health-clients", "20"));
+                "single,batch,replay,health-flood", "--health-clients", "20", "--inbox-records", "1000"));
         System.out.println(result.line());
 
         assertThat(result.line()).startsWith("RESULT {\"name\":\"gatling-ingest\",").contains("\"pg_fsync\":true",

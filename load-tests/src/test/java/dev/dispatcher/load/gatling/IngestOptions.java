@@ -32,11 +32,15 @@ import java.util.Set;
  * @param drainRows {@code --drain-rows}: rows of each untimed relay drain round after the scenarios, a backlog seeded
  *     while the relay is paused, rounds until the service's compiler settles (default 0: none); the AOT cache's
  *     training run ({@code load-tests/aot/train.sh}) uses it so the cache covers the relay's drain beside ingest
+ * @param inboxRecords {@code --inbox-records}: records sent untimed, after the drain rounds, through one webhook
+ *     inbox consumer configured as {@code blackbox-inbox}'s and a receiver in the harness ({@link InboxRounds}), in
+ *     rounds of at most {@value InboxRounds#ROUND_RECORDS} (default 0: none, and no consumer); the training run uses
+ *     it so the cache covers the inbox webhook path too
  * @param servers {@code --pg-url}, {@code --pg-user}, {@code --pg-password}, {@code --bootstrap}
  */
 record IngestOptions(int concurrency, int batchConcurrency, Duration duration, Duration warmup, Duration ceiling,
         List<IngestLoad.Scenario> scenarios, int healthClients, int healthAddresses, List<String> serviceJvmOptions,
-        Duration loadWarmup, int drainRows, Servers servers) {
+        Duration loadWarmup, int drainRows, int inboxRecords, Servers servers) {
 
     static final int DEFAULT_CONCURRENCY = 32;
     static final int QUICK_CONCURRENCY = 8;
@@ -58,7 +62,7 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
 
     private static final Set<String> NAMES = Set.of("quick", "concurrency", "batch-concurrency", "duration", "warmup",
             "ceiling", "scenarios", "health-clients", "health-addresses", "service-jvm-options", "load-warmup",
-            "drain-rows", "pg-url", "pg-user", "pg-password", "bootstrap");
+            "drain-rows", "inbox-records", "pg-url", "pg-user", "pg-password", "bootstrap");
 
     /**
      * Parses {@code args}.
@@ -95,7 +99,7 @@ record IngestOptions(int concurrency, int batchConcurrency, Duration duration, D
                 jvm.isEmpty() ? List.of() : List.of(jvm.split("\\s+")),
                 Duration.ofSeconds(nonNegative(o, "load-warmup",
                         (int) (quick ? QUICK_LOAD_WARMUP : DEFAULT_LOAD_WARMUP).toSeconds())),
-                nonNegative(o, "drain-rows", 0),
+                nonNegative(o, "drain-rows", 0), nonNegative(o, "inbox-records", 0),
                 new Servers(o.get("pg-url"), o.getOrDefault("pg-user", Servers.DEFAULT_USER),
                         o.getOrDefault("pg-password", Servers.DEFAULT_USER), o.get("bootstrap")));
     }

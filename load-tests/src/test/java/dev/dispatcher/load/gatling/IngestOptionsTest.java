@@ -25,6 +25,7 @@ class IngestOptionsTest {
         assertThat(o.serviceJvmOptions()).isEmpty();
         assertThat(o.loadWarmup()).isEqualTo(Duration.ofSeconds(20));
         assertThat(o.drainRows()).isZero();
+        assertThat(o.inboxRecords()).isZero();
     }
 
     @Test
@@ -34,6 +35,19 @@ class IngestOptionsTest {
         assertThat(IngestOptions.parse("--drain-rows", "100000").drainRows()).isEqualTo(100_000);
         assertThatThrownBy(() -> IngestOptions.parse("--load-warmup", "-1"))
                 .hasMessage("--load-warmup must be a whole number, 0 or more, but was '-1'");
+    }
+
+    @Test
+    void theTrainingRunTakesInboxRoundsOfRecords() {
+        IngestOptions o = IngestOptions.parse("--drain-rows", "100000", "--inbox-records", "50000");
+
+        assertThat(o.drainRows()).isEqualTo(100_000);
+        assertThat(o.inboxRecords()).isEqualTo(50_000);
+        assertThat(IngestOptions.parse("--inbox-records", "0").inboxRecords()).isZero();
+        assertThatThrownBy(() -> IngestOptions.parse("--inbox-records", "-5"))
+                .hasMessage("--inbox-records must be a whole number, 0 or more, but was '-5'");
+        assertThatThrownBy(() -> IngestOptions.parse("--inbox-records", "many"))
+                .hasMessage("--inbox-records must be a whole number, 0 or more, but was 'many'");
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -83,6 +85,7 @@ final class KafkaClients {
       try {
         TopicDescription description = admin.describeTopics(Set.of(name)).allTopicNames().get().get(name);
         if (description.partitions().stream().allMatch(partition -> partition.leader() != null)) {
+          awaitServing(admin, name, description.partitions().size());
           return;
         }
       } catch (ExecutionException e) {
@@ -97,6 +100,22 @@ final class KafkaClients {
       }
       Thread.sleep(POLL_INTERVAL); // test thread waiting for topic metadata, never a Reactor thread
     }
+  }
+
+  /**
+   * Waits until every partition's leader serves requests for it. The metadata a broker describes can name a leader
+   * before that broker has made its replica the leader; a produce request in that gap is refused
+   * ({@code NOT_LEADER_OR_FOLLOWER}), and an idempotent producer that then has a later batch of the partition accepted
+   * retries the refused one with an out-of-order sequence until its delivery timeout. ListOffsets is answered by the
+   * leader's replica only, so once it answers for every partition, so does produce.
+   */
+  private static void awaitServing(Admin admin, String name, int partitions) throws Exception {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      latest.put(new TopicPartition(name, p), OffsetSpec.latest());
+    }
+    // the admin client retries NOT_LEADER_OR_FOLLOWER itself within its default API timeout (TOPIC_READY_TIMEOUT)
+    admin.listOffsets(latest).all().get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   static List<ConsumerRecord<String, byte[]>> consume(String bootstrapServers, String topic, int expectedCount,

@@ -330,9 +330,8 @@ final class KafkaClientsPublisher implements RecordPublisher {
      */
     private void send(Producer<String, byte[]> producer, OutboundRecord record, OptionalInt freshLimit,
             CompletableFuture<PublishResult> result) {
-        if (freshLimit.isPresent() && limit(freshLimit.getAsInt()) != Integer.MAX_VALUE
-                && mayExceed(record, freshLimit.getAsInt())) {
-            int maxMessageBytes = freshLimit.getAsInt();
+        int maxMessageBytes = freshLimit.orElse(Integer.MAX_VALUE); // no fresh limit: nothing to check here
+        if (limit(maxMessageBytes) != Integer.MAX_VALUE && mayExceed(record, maxMessageBytes)) {
             int size = size(record);
             if (size > maxMessageBytes) {
                 // the broker would refuse it, and the producer, splitting its batch again and again, would retry it

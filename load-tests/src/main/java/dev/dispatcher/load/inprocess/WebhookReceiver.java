@@ -112,7 +112,7 @@ public final class WebhookReceiver implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         long done;
         while ((done = effects() - before) < n && System.nanoTime() < deadline) {
-            Thread.sleep(5);
+            Thread.sleep(5); // the caller (the harness's main thread) polls the receiver's count
             long now = done;
             progress.maybePrint(() -> progress.count(now, n, "effects"));
         }

@@ -163,6 +163,12 @@ public final class EmbeddedKafkaCluster implements KafkaServer {
       throw failure("creating topic " + name, e);
     }
     awaitIsr(name, BROKERS, ADMIN_TIMEOUT);
+    try {
+      // a new partition's ISR is full in its first metadata, before its leader serves it: wait for that as well
+      KafkaClients.awaitServing(admin, name, partitions);
+    } catch (Exception e) {
+      throw failure("waiting for the leaders of topic " + name, e);
+    }
   }
 
   /** The ids of all brokers, running or stopped. */

@@ -109,7 +109,7 @@ final class KafkaClients {
    * retries the refused one with an out-of-order sequence until its delivery timeout. ListOffsets is answered by the
    * leader's replica only, so once it answers for every partition, so does produce.
    */
-  private static void awaitServing(Admin admin, String name, int partitions) throws Exception {
+  static void awaitServing(Admin admin, String name, int partitions) throws Exception {
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
       latest.put(new TopicPartition(name, p), OffsetSpec.latest());

@@ -1,0 +1,13 @@
+-- Dispatcher schema, version 7: half of each inbox_message page is left free, as outbox_message's since V1.
+--
+-- A claim changes no indexed column (lease_owner, lease_token, lease_until, attempts, last_attempt_at), so its new
+-- row version can stay on the row's page as a HOT update, without index insertions, while the page has room for it.
+-- Intake filled pages to 85%, which left room for two or three of a page's rows: most claimed rows moved to another
+-- page and took a new entry in every index (inbox_message_live_key_idx through dispatcher_inbox_key). Measured on a
+-- copy of the schema (40,000 keyed rows, the service's claim of 100 rows): 90% of the claims' updates HOT instead of
+-- 23%, a claim 8.8 ms instead of 13-14 ms, the same table size once completions had run (a completion changes status,
+-- which the live indexes' predicates read, so it is never HOT and its version goes wherever there is room).
+--
+-- Catalog-only: pages written from now on are filled to half; existing pages are left as they are (VACUUM FULL or
+-- pg_repack rewrites them, if wanted).
+ALTER TABLE inbox_message SET (fillfactor = 50);

@@ -29,8 +29,9 @@ import reactor.core.publisher.Mono;
  * it now holds at least {@value #FIRST_ROWS} live rows and twice what they assume (and twice what it held at this
  * instance's last attempt, so a table whose statistics do not move, for lack of the owner's privilege, is tried a
  * few times only). Its plans are then made for at least half the table's size until it is large enough that
- * index access wins whatever it holds (at most seven analyses); from there autovacuum keeps the statistics. An
- * ANALYZE samples at most 30,000 rows (the default statistics target): tens of milliseconds.
+ * index access wins whatever it holds (at most seven analyses); from there autovacuum keeps the statistics. Each
+ * analysis runs at a low statistics target ({@link StatisticsSql#YOUNG_TABLE_TARGET}: a sample of at most 3,000 rows),
+ * in its own transaction.
  *
  * <p>Thread-safe; {@link #refresh()} is lazy and runs on the driver's threads.
  */
@@ -83,8 +84,9 @@ public final class PlannerStatistics {
 
     private Mono<String> analyze(TableSize t) {
         analysedAt.put(t.table, t.liveRows);
-        return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(ANALYZE.get(t.table)).execute())
-                        .flatMap(result -> result.getRowsUpdated()))
+        return Connections.inTransaction(connections, c -> Flux.from(c.createStatement(ANALYZE.get(t.table)).execute())
+                        .flatMap(result -> result.getRowsUpdated())
+                        .then())
                 .then(Mono.fromCallable(() -> {
                     log.info("analysed {} for the planner: {} live rows, statistics assumed {}", t.table, t.liveRows,
                             t.analysedRows < 0 ? "none (never analysed)" : t.analysedRows);

@@ -3,6 +3,7 @@ package dev.dispatcher.app.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.sql.OutboxSql;
+import dev.dispatcher.sql.StatisticsSql;
 import dev.dispatcher.testkit.PlanShapes;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -67,6 +68,8 @@ class PlannerStatisticsIT {
             }
             assertThat(analysed).containsExactly("outbox_message");
             assertThat(analysedRows()).as("pg_class.reltuples seen from a fresh connection").isEqualTo(ROWS);
+            assertThat(histogramBuckets("seq")).as("sampled at the young tables' statistics target")
+                    .isEqualTo(StatisticsSql.YOUNG_TABLE_TARGET);
             assertThat(statistics.refresh().block(StoreTestDb.BLOCK)).as("not due again until it doubles").isEmpty();
 
             String madeAgain = explainExecute(s, "deliver", OutboxSql.DELIVER_LEASED);
@@ -90,6 +93,17 @@ class PlannerStatisticsIT {
             }
         }
         return plan.toString();
+    }
+
+    /** Buckets of the column's histogram (bounds less one) in {@code pg_stats}, read from a fresh connection. */
+    private static int histogramBuckets(String column) throws SQLException {
+        try (Connection c = db.jdbc(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT array_length(histogram_bounds::text::text[], 1) FROM pg_stats"
+                     + " WHERE schemaname = current_schema() AND tablename = 'outbox_message'"
+                     + " AND attname = '" + column + "'")) {
+            assertThat(r.next()).as("statistics of " + column).isTrue();
+            return r.getInt(1) - 1;
+        }
     }
 
     private static long analysedRows() throws SQLException {

@@ -1,6 +1,7 @@
 package dev.dispatcher.load.inprocess;
 
 import dev.dispatcher.load.bench.HarnessRelay;
+import dev.dispatcher.load.bench.PollPacing;
 import dev.dispatcher.app.config.InboxProperties;
 import dev.dispatcher.app.inbox.InboxHandler;
 import dev.dispatcher.load.bench.BenchEnvironment;
@@ -136,8 +137,12 @@ public final class InboxBenchmark {
             long deadline = start + Duration.ofMinutes(10).toNanos();
             Progress progress = Progress.since("inbox", start);
             long done;
+            long before = 0;
+            Duration wait = effects.pollEvery();
             while ((done = seen.getAsLong()) < target && System.nanoTime() < deadline) {
-                Thread.sleep(effects.pollEvery().toMillis()); // the harness's main thread polls the effect count
+                wait = PollPacing.next(effects.pollEvery(), effects.pollAtMost(), done, target, done - before, wait);
+                before = done;
+                Thread.sleep(wait.toMillis()); // the harness's main thread polls the effect count
                 long now = done;
                 progress.maybePrint(() -> progress.count(now, target, "effects"));
             }

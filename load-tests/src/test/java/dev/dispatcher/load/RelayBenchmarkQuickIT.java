@@ -143,6 +143,7 @@ class RelayBenchmarkQuickIT {
         assertThat(result.handler()).isEqualTo("sql");
         assertThat(result.n()).isEqualTo(1000);
         assertThat(result.msgsPerS()).isPositive();
+        assertThat(result.middleHalfMsgsPerS()).as("the rate between the 25% and 75% marks").isPositive();
         assertThat(result.receiverCeilingPerS()).isPositive();
         assertThat(result.lost()).isZero();
         assertThat(result.duplicates()).isZero();

@@ -93,7 +93,7 @@ public final class BlackBoxInboxBenchmark {
                     warm ? b.n() : 0, Inbox.Handler.WEBHOOK.text(), warm ? b.warmN() : b.n(), Round.one(rate),
                     Round.one(ceiling), Round.two(rate / ceiling), lost, duplicates, b.concurrency(),
                     b.receiverDelayMs(), 0, false, null, false, null, true, fresh,
-                    Round.two(fresh.freshSteadyMsgsPerS() / ceiling));
+                    Round.two(fresh.freshSteadyMsgsPerS() / ceiling), null);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.dispatcher.load.inprocess;
 
 import dev.dispatcher.load.bench.HarnessRelay;
 import dev.dispatcher.load.bench.PollPacing;
+import dev.dispatcher.load.bench.RateBetweenMarks;
 import dev.dispatcher.app.config.InboxProperties;
 import dev.dispatcher.app.inbox.InboxHandler;
 import dev.dispatcher.load.bench.BenchEnvironment;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
@@ -52,7 +54,8 @@ public final class InboxBenchmark {
     }
 
     /** One drain: rate, and effects as counted at their destination; {@code poison} only with a poison key. */
-    record InboxRun(int n, double msgsPerSecond, long lost, long duplicates, InboxRecords.PoisonOutcome poison) {
+    record InboxRun(int n, double msgsPerSecond, Double middleHalfMsgsPerSecond, long lost, long duplicates,
+            InboxRecords.PoisonOutcome poison) {
     }
 
     /** The records a drain is timed on. */
@@ -93,7 +96,8 @@ public final class InboxBenchmark {
                             Round.one(run.msgsPerSecond() / reference.msgsPerSecond())),
                     o.poisonKey(), poison == null ? null : new InboxDrain.Poison(run.n() - run.lost(), poison.state(),
                             poison.partition(), poison.offset(), poison.handled(), poison.partitionsBehind()),
-                    null, FreshStart.NONE, null);
+                    null, FreshStart.NONE, null, run.middleHalfMsgsPerSecond() == null ? null
+                            : Round.one(run.middleHalfMsgsPerSecond()));
         }
     }
 
@@ -121,6 +125,7 @@ public final class InboxBenchmark {
         long start;
         long elapsed;
         Set<String> measuredIds;
+        RateBetweenMarks middleHalf;
         try (InProcessService service = InProcessService.start(env, schema,
                 consumerArguments(o, topic, group, receiver), handlers)) {
             start = System.nanoTime();
@@ -139,7 +144,10 @@ public final class InboxBenchmark {
             long done;
             long before = 0;
             Duration wait = effects.pollEvery();
+            middleHalf = new RateBetweenMarks(target / 4, target - target / 4);
+            middleHalf.observe(0, start);
             while ((done = seen.getAsLong()) < target && System.nanoTime() < deadline) {
+                middleHalf.observe(done, System.nanoTime());
                 wait = PollPacing.next(effects.pollEvery(), effects.pollAtMost(), done, target, done - before, wait);
                 before = done;
                 Thread.sleep(wait.toMillis()); // the harness's main thread polls the effect count
@@ -147,19 +155,24 @@ public final class InboxBenchmark {
                 progress.maybePrint(() -> progress.count(now, target, "effects"));
             }
             elapsed = System.nanoTime() - start;
+            middleHalf.observe(done, start + elapsed);
         }
         receiver.failKey(null);
         int target = measuredIds.size();
         double rate = target / (elapsed / 1e9);
+        OptionalDouble middle = middleHalf.perSecond();
         long lost = effects.lost(measuredIds, measured.othersOnly() ? FAILING_KEY : null);
         long duplicates = effects.duplicates();
         System.out.printf(Locale.ROOT, "inbox drain (%s, ordering %s, concurrency %d%s): %d messages in %.2f s ="
-                        + " %.0f msgs/s; lost %d, duplicate effects %d%s%n", o.handler().text(), o.ordering().text(),
+                        + " %.0f msgs/s (%s between the 25%% and 75%% marks); lost %d, duplicate effects %d%s%n",
+                o.handler().text(), o.ordering().text(),
                 o.concurrency(), switch (measured) {
                     case ALL -> "";
                     case OTHER_KEYS -> ", timed on the keys but " + FAILING_KEY;
                     case OTHER_KEYS_BESIDE_FAILING -> ", timed on the keys but " + FAILING_KEY + ", which fails";
-                }, target, elapsed / 1e9, rate, lost, duplicates, webhook ? "; receiver calls " + receiver.calls()
+                }, target, elapsed / 1e9, rate,
+                middle.isPresent() ? String.format(Locale.ROOT, "%.0f msgs/s", middle.getAsDouble()) : "no rate",
+                lost, duplicates, webhook ? "; receiver calls " + receiver.calls()
                         + ", 503s " + receiver.answered503() + ", for the failing key " + receiver.failingKeyCalls()
                         + ", without Idempotency-Key " + receiver.callsWithoutIdempotencyKey() : "");
         InboxRecords.PoisonOutcome poison = null;
@@ -170,7 +183,7 @@ public final class InboxBenchmark {
                     poison.partition(), poison.offset(), poison.handled(),
                     poison.lastError() == null ? "" : " (" + poison.lastError() + ")", poison.partitionsBehind());
         }
-        return new InboxRun(target, rate, lost, duplicates, poison);
+        return new InboxRun(target, rate, middle.isPresent() ? middle.getAsDouble() : null, lost, duplicates, poison);
     }
 
     /**

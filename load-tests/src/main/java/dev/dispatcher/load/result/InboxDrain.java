@@ -31,13 +31,16 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param fresh blackbox-inbox: the service's JVM launched on a standing backlog ({@link FreshStart}, counted by
  *     first answers at the receiver)
  * @param freshRatioToCeiling blackbox-inbox: the fresh drain's steady rate over the receiver's ceiling
+ * @param middleHalfMsgsPerS inbox: the rate between the timed records' 25% and 75% marks (each interpolated between
+ *     two counts of the effects): the drain without the service's start in the harness's JVM and without the last
+ *     records, handled after intake had stored everything
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record InboxDrain(boolean pgFsync, int brokers, String ordering, int keys, int payloadBytes, long warmupN,
         String handler, int n, double msgsPerS, double receiverCeilingPerS, double ratioToCeiling, long lost,
         long duplicates, int concurrency, Integer receiverDelayMs, Integer failEvery, boolean failingKey,
         @JsonUnwrapped FailingKey failing, boolean poisonKey, @JsonUnwrapped Poison poison, Boolean serviceJar,
-        @JsonUnwrapped FreshStart fresh, Double freshRatioToCeiling) implements BenchResult {
+        @JsonUnwrapped FreshStart fresh, Double freshRatioToCeiling, Double middleHalfMsgsPerS) implements BenchResult {
 
     public static final String NAME = "inbox-drain";
 

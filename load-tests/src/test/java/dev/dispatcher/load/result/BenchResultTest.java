@@ -147,7 +147,7 @@ class BenchResultTest {
         InboxDrain webhook = new InboxDrain(true, 1, "none", 64, 256, 10_000, "webhook", 20_000, 4000.0, 4500.0,
                 0.9, 0, 0, 16, 2, 0, true, new InboxDrain.FailingKey("records of the 63 keys that do not fail",
                         4100.0, 1.0), true, new InboxDrain.Poison(20_000, "COMPLETED", 0, 0, true, 0), null,
-                FreshStart.NONE, null);
+                FreshStart.NONE, null, 4200.0);
 
         assertThat(webhook.line()).isEqualTo("RESULT {\"name\":\"inbox-drain\",\"pg_fsync\":true,\"brokers\":1,"
                 + "\"ordering\":\"none\",\"keys\":64,\"payload_bytes\":256,\"warmup_n\":10000,"
@@ -156,9 +156,9 @@ class BenchResultTest {
                 + "\"fail_every\":0,\"failing_key\":true,\"measured\":\"records of the 63 keys that do not fail\","
                 + "\"reference_msgs_per_s\":4100.0,\"ratio_to_unfailed\":1.0,\"poison_key\":true,\"handled\":20000,"
                 + "\"poison_state\":\"COMPLETED\",\"poison_partition\":0,\"poison_offset\":0,"
-                + "\"poison_handled\":true,\"partitions_behind\":0}");
+                + "\"poison_handled\":true,\"partitions_behind\":0,\"middle_half_msgs_per_s\":4200.0}");
         InboxDrain sql = new InboxDrain(true, 1, "none", 64, 256, 0, "sql", 1000, 1.0, 2.0, 0.5, 0, 0, 16, null,
-                null, false, null, false, null, null, FreshStart.NONE, null);
+                null, false, null, false, null, null, FreshStart.NONE, null, null);
         assertThat(sql.line()).endsWith("\"concurrency\":16,\"failing_key\":false,\"poison_key\":false}");
     }
 
@@ -166,7 +166,7 @@ class BenchResultTest {
     void theServiceJarsInboxDrainAddsItsFreshStartAndItsRatio() {
         InboxDrain jar = new InboxDrain(true, 1, "none", 64, 256, 100_000, "webhook", 100_000, 2600.0, 6400.0, 0.41,
                 0, 0, 16, 2, 0, false, null, false, null, true,
-                new FreshStart(100_000, 6.4, 4.1, 21, 1900.0, 2500.0, ""), 0.39);
+                new FreshStart(100_000, 6.4, 4.1, 21, 1900.0, 2500.0, ""), 0.39, null);
 
         assertThat(jar.line()).contains("\"msgs_per_s\":2600.0,\"receiver_ceiling_per_s\":6400.0,"
                 + "\"ratio_to_ceiling\":0.41,").endsWith("\"poison_key\":false,\"service_jar\":true,"

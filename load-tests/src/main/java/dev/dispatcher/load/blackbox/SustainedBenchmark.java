@@ -108,7 +108,7 @@ public final class SustainedBenchmark {
                 deleted, verdict.referenceMinute(),
                 reference.tableBytes(), last.tableBytes(), reference.indexBytes(), last.indexBytes(),
                 round3(reference.claimMeanMs()), round3(last.claimMeanMs()), reference.heapAfterGcBytes(),
-                last.heapAfterGcBytes(), lost, duplicates, verdict.flat());
+                last.heapAfterGcBytes(), last.heapTroughBytes(), lost, duplicates, verdict.flat());
     }
 
     /**

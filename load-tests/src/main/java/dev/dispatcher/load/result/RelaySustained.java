@@ -27,7 +27,9 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  *     pg_stat_statements}); null when it is not installed
  * @param claimMeanMsLast over the last minute
  * @param heapAfterGcBytesFirst the service's heap after GC at the reference minute
- * @param heapAfterGcBytesLast at the last minute
+ * @param heapAfterGcBytesLast at the last minute (0 while no collection has reclaimed the old generation, which a
+ *     short run may not see)
+ * @param heapTroughBytesLast the lowest heap in use sampled over the last minute
  * @param lost written ids never seen on Kafka
  * @param duplicates records beyond the first of each written id
  * @param flat whether table and index size, claim mean and heap stayed within their tolerances; null when the run
@@ -37,7 +39,8 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 public record RelaySustained(@JsonUnwrapped Common common, int minutes, double offeredPerS, double deliveredPerS,
         double p99Ms, long retentionS, long deletedRows, int referenceMinute, long tableBytesFirst, long tableBytesLast,
         long indexBytesFirst, long indexBytesLast, Double claimMeanMsFirst, Double claimMeanMsLast,
-        long heapAfterGcBytesFirst, long heapAfterGcBytesLast, long lost, long duplicates, Boolean flat)
+        long heapAfterGcBytesFirst, long heapAfterGcBytesLast, long heapTroughBytesLast, long lost, long duplicates,
+        Boolean flat)
         implements BenchResult {
 
     public static final String NAME = "relay-sustained";

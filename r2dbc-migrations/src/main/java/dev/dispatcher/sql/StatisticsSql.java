@@ -27,18 +27,14 @@ public final class StatisticsSql {
      */
     public static final int YOUNG_TABLE_TARGET = 10;
 
-    /**
-     * Samples {@code outbox_message} for the planner at {@link #YOUNG_TABLE_TARGET}; invalidates every session's
-     * cached plans that read it. One simple query, run inside a transaction (the {@code SET LOCAL} ends with it).
-     */
-    public static final String ANALYZE_OUTBOX = analyze("outbox_message");
+    /** Sets {@link #YOUNG_TABLE_TARGET} for the rest of the transaction, in which the analysis runs. */
+    public static final String AT_YOUNG_TABLE_TARGET = "SET LOCAL default_statistics_target = " + YOUNG_TABLE_TARGET;
 
-    /** As {@link #ANALYZE_OUTBOX}, for {@code inbox_message}. */
-    public static final String ANALYZE_INBOX = analyze("inbox_message");
+    /** Samples {@code outbox_message} for the planner; invalidates every session's cached plans that read it. */
+    public static final String ANALYZE_OUTBOX = "ANALYZE outbox_message";
 
-    private static String analyze(String table) {
-        return "SET LOCAL default_statistics_target = " + YOUNG_TABLE_TARGET + "; ANALYZE " + table;
-    }
+    /** Samples {@code inbox_message} for the planner; invalidates every session's cached plans that read it. */
+    public static final String ANALYZE_INBOX = "ANALYZE inbox_message";
 
     private StatisticsSql() {
     }

@@ -103,6 +103,7 @@ class GenericPlanIT {
                     """);
             s.execute(INBOX.replace("100000", "20000"));
             c.setAutoCommit(false);
+            s.execute(StatisticsSql.AT_YOUNG_TABLE_TARGET);
             s.execute(StatisticsSql.ANALYZE_OUTBOX);
             s.execute(StatisticsSql.ANALYZE_INBOX);
             c.commit();

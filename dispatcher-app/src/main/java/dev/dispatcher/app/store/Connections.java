@@ -45,9 +45,10 @@ final class Connections {
                 : Mono.empty();
     }
 
+    private static final String BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
+
     /** Opens the transaction of {@link #plannedPerCall}: one simple-query round trip, like a plain {@code BEGIN}. */
-    static final String BEGIN_PLANNED_PER_CALL =
-            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = force_custom_plan";
+    static final String BEGIN_PLANNED_PER_CALL = BEGIN + "; SET LOCAL plan_cache_mode = force_custom_plan";
 
     /** Opens the transaction of {@link #inIndexOrder}: {@link #BEGIN_PLANNED_PER_CALL} without bitmap scans. */
     static final String BEGIN_INDEX_ORDERED = BEGIN_PLANNED_PER_CALL + "; SET LOCAL enable_bitmapscan = off";
@@ -73,6 +74,15 @@ final class Connections {
      */
     static <T> Flux<T> plannedPerCall(ConnectionFactory connections, Function<Connection, Flux<T>> work) {
         return opened(BEGIN_PLANNED_PER_CALL, connections, work);
+    }
+
+    /**
+     * {@code work} in its own READ COMMITTED transaction with {@code settings} ({@code SET LOCAL ...}) in force, sent
+     * with the {@code BEGIN} in one simple query; committed when it completes, rolled back on error or cancellation.
+     */
+    static <T> Flux<T> withLocalSettings(String settings, ConnectionFactory connections,
+            Function<Connection, Flux<T>> work) {
+        return opened(BEGIN + "; " + settings, connections, work);
     }
 
     private static <T> Flux<T> opened(String begin, ConnectionFactory connections,

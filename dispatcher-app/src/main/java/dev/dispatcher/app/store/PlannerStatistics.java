@@ -84,9 +84,9 @@ public final class PlannerStatistics {
 
     private Mono<String> analyze(TableSize t) {
         analysedAt.put(t.table, t.liveRows);
-        return Connections.inTransaction(connections, c -> Flux.from(c.createStatement(ANALYZE.get(t.table)).execute())
-                        .flatMap(result -> result.getRowsUpdated())
-                        .then())
+        return Connections.withLocalSettings(StatisticsSql.AT_YOUNG_TABLE_TARGET, connections,
+                        c -> Flux.from(c.createStatement(ANALYZE.get(t.table)).execute())
+                                .flatMap(result -> result.getRowsUpdated()))
                 .then(Mono.fromCallable(() -> {
                     log.info("analysed {} for the planner: {} live rows, statistics assumed {}", t.table, t.liveRows,
                             t.analysedRows < 0 ? "none (never analysed)" : t.analysedRows);

@@ -142,14 +142,17 @@ public final class InboxBenchmark {
             long deadline = start + Duration.ofMinutes(10).toNanos();
             Progress progress = Progress.since("inbox", start);
             long done;
-            long before = 0;
-            Duration wait = effects.pollEvery();
+            long lastDone = 0;
+            long lastAt = start;
             middleHalf = new RateBetweenMarks(target / 4, target - target / 4);
             middleHalf.observe(0, start);
             while ((done = seen.getAsLong()) < target && System.nanoTime() < deadline) {
-                middleHalf.observe(done, System.nanoTime());
-                wait = PollPacing.next(effects.pollEvery(), effects.pollAtMost(), done, target, done - before, wait);
-                before = done;
+                long at = System.nanoTime();
+                middleHalf.observe(done, at);
+                Duration wait = PollPacing.next(effects.pollEvery(), effects.pollAtMost(), done, target,
+                        done - lastDone, Duration.ofNanos(at - lastAt));
+                lastDone = done;
+                lastAt = at;
                 Thread.sleep(wait.toMillis()); // the harness's main thread polls the effect count
                 long now = done;
                 progress.maybePrint(() -> progress.count(now, target, "effects"));

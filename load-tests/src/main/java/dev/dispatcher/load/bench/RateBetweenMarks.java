@@ -24,7 +24,7 @@ public final class RateBetweenMarks {
         this.to = to;
     }
 
-    /** The count was {@code count} at {@code nanos} (a {@link System#nanoTime()} reading, never earlier than the last). */
+    /** The count was {@code count} at {@code nanos}, a {@link System#nanoTime()} reading no earlier than the last. */
     public void observe(long count, long nanos) {
         if (lastCount >= 0 && count > lastCount) {
             fromNanos = Double.isNaN(fromNanos) ? at(from, count, nanos) : fromNanos;

@@ -244,6 +244,7 @@ class BenchResultTest {
                 + "\"p99_ms\":31.5,\"retention_s\":60,\"deleted_rows\":2700000,\"reference_minute\":4,"
                 + "\"table_bytes_first\":600000000,\"table_bytes_last\":610000000,\"index_bytes_first\":80000000,"
                 + "\"index_bytes_last\":81000000,\"heap_after_gc_bytes_first\":41000000,"
-                + "\"heap_after_gc_bytes_last\":42000000,\"heap_trough_bytes_last\":39000000,\"lost\":0,\"duplicates\":0,\"flat\":true}");
+                + "\"heap_after_gc_bytes_last\":42000000,\"heap_trough_bytes_last\":39000000,\"lost\":0,"
+                + "\"duplicates\":0,\"flat\":true}");
     }
 }

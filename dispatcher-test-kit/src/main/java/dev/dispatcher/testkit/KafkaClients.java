@@ -107,15 +107,28 @@ final class KafkaClients {
    * before that broker has made its replica the leader; a produce request in that gap is refused
    * ({@code NOT_LEADER_OR_FOLLOWER}), and an idempotent producer that then has a later batch of the partition accepted
    * retries the refused one with an out-of-order sequence until its delivery timeout. ListOffsets is answered by the
-   * leader's replica only, so once it answers for every partition, so does produce.
+   * leader's replica only, so once it answers for every partition, so does produce. In a cluster, the broker the
+   * admin client asks for metadata may not know the topic yet although another one described it in sync: that answer
+   * ({@code UNKNOWN_TOPIC_OR_PARTITION}) is asked again until the deadline.
    */
   static void awaitServing(Admin admin, String name, int partitions) throws Exception {
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
       latest.put(new TopicPartition(name, p), OffsetSpec.latest());
     }
-    // the admin client retries NOT_LEADER_OR_FOLLOWER itself within its default API timeout (TOPIC_READY_TIMEOUT)
-    admin.listOffsets(latest).all().get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    Instant deadline = Instant.now().plus(TOPIC_READY_TIMEOUT);
+    while (true) {
+      try {
+        // the admin client retries NOT_LEADER_OR_FOLLOWER itself within its default API timeout (TOPIC_READY_TIMEOUT)
+        admin.listOffsets(latest).all().get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || Instant.now().isAfter(deadline)) {
+          throw e;
+        }
+      }
+      Thread.sleep(POLL_INTERVAL); // test thread waiting for topic metadata, never a Reactor thread
+    }
   }
 
   static List<ConsumerRecord<String, byte[]>> consume(String bootstrapServers, String topic, int expectedCount,

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
  * two requests in one go, the first answered after a database write, the second at once (a 401); it reads both
  * answers and then sends a third on the same connection, which must be answered too. Reactor Netty 1.3.6 and 1.3.7
  * queued the second request behind the first and, once the queue drained, never read from the connection again, so
- * the third waited for ever (reactor/reactor-netty#4361; CI saw a WebClient's pooled connection hang this way
- * between two sequential requests).
+ * the third waited for ever (reactor/reactor-netty#4361): any client that reuses connections could be left waiting.
  */
 class KeepAliveIT extends ApiTestSupport {
 

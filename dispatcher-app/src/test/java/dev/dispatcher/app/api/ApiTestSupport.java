@@ -29,6 +29,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Date;
 import java.util.HexFormat;
@@ -234,19 +235,25 @@ abstract class ApiTestSupport {
         return id;
     }
 
+    /** A whole HTTP/1.1 ingest request of {@code body} as the producer sends it, for a raw socket. */
+    byte[] rawIngestRequest(String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        byte[] head = ("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Authorization: " + producerAuthorization()
+                + "\r\nContent-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] request = Arrays.copyOf(head, head.length + bytes.length);
+        System.arraycopy(bytes, 0, request, head.length, bytes.length);
+        return request;
+    }
+
     /**
      * Sends a whole ingest request as the producer on a raw socket and closes it after {@code afterMillis},
      * never reading the answer: a client that goes away mid-request.
      */
     void sendAndHangUp(String body, int afterMillis) throws IOException, InterruptedException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        String head = "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Authorization: " + producerAuthorization()
-                + "\r\nContent-Length: " + bytes.length + "\r\n\r\n";
         try (Socket socket = new Socket("localhost", port)) {
             OutputStream out = socket.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(bytes);
+            out.write(rawIngestRequest(body));
             out.flush();
             if (afterMillis > 0) {
                 Thread.sleep(afterMillis);

@@ -26,17 +26,16 @@ class KeepAliveIT extends ApiTestSupport {
 
     @Test
     void aConnectionIsReadAgainAfterItsQueuedRequestsAreAnswered() throws IOException {
-        String body = IngestApiIT.item(UUID.randomUUID(), uniqueTopic("keep-alive"), "k", "1");
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        String slow = "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Authorization: " + producerAuthorization() + "\r\nContent-Length: " + bytes.length + "\r\n\r\n"
-                + body;
+        byte[] slow = rawIngestRequest(IngestApiIT.item(UUID.randomUUID(), uniqueTopic("keep-alive"), "k", "1"));
         String immediate = "GET /v1/me HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        ByteArrayOutputStream both = new ByteArrayOutputStream();
+        both.writeBytes(slow);
+        both.writeBytes(immediate.getBytes(StandardCharsets.US_ASCII));
         try (Socket socket = new Socket("localhost", port)) {
             socket.setSoTimeout(ANSWER_TIMEOUT_MILLIS);
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
-            out.write((slow + immediate).getBytes(StandardCharsets.UTF_8));
+            out.write(both.toByteArray()); // one write: the second request arrives before the first is answered
             out.flush();
             assertThat(statusOf(in)).as("the write's answer").isEqualTo(202);
             assertThat(statusOf(in)).as("the unauthenticated request's answer").isEqualTo(401);

@@ -45,7 +45,8 @@ final class Connections {
                 : Mono.empty();
     }
 
-    private static final String BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
+    /** Opens a READ COMMITTED transaction; the transactions below send their settings with it in one simple query. */
+    static final String BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
 
     /** Opens the transaction of {@link #plannedPerCall}: one simple-query round trip, like a plain {@code BEGIN}. */
     static final String BEGIN_PLANNED_PER_CALL = BEGIN + "; SET LOCAL plan_cache_mode = force_custom_plan";

@@ -39,8 +39,7 @@ final class R2dbcInboxStore implements InboxStore {
      * planning would otherwise cost more than their execution on every message. One simple-query round trip, like a plain {@code BEGIN}; the driver follows the
      * transaction state from the server's replies.
      */
-    static final String BEGIN_HANDLER_TRANSACTION =
-            "BEGIN ISOLATION LEVEL READ COMMITTED; " + SessionSettings.HANDLER_DEFAULTS;
+    static final String BEGIN_HANDLER_TRANSACTION = Connections.BEGIN + "; " + SessionSettings.HANDLER_DEFAULTS;
 
     private final ConnectionFactory connections;
 

@@ -6,13 +6,6 @@ import dev.dispatcher.testkit.JvmProcess;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
-import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -61,8 +54,6 @@ public final class DispatcherTestRelay implements BeforeAllCallback, AfterAllCal
     public static final long POLL_MILLIS = 25;
     /** A system property naming the service's exec jar, instead of the one found on the class path. */
     public static final String SERVICE_JAR_PROPERTY = "dispatcher.test.service-jar";
-    /** Where a class-path lookup finds the exec jar: a class that only the exec jar holds under this name. */
-    static final String EXEC_JAR_MARKER = "BOOT-INF/classes/dev/dispatcher/app/DispatcherApplication.class";
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -120,25 +111,8 @@ public final class DispatcherTestRelay implements BeforeAllCallback, AfterAllCal
         kafka = kafkaSupplier.get();
         topics.forEach(topic -> kafka.createTopic(topic, 1));
         port = JvmProcess.freePort();
-        service = JvmProcess.start(javaOptions, JvmProcess.jar(serviceJar()), arguments(),
-                logDirectory.resolve(schema + "-" + INSTANCES.incrementAndGet()));
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        URI readiness = URI.create(baseUrl() + "/actuator/health/readiness");
-        try {
-            await("Dispatcher's relay to be ready (its output: " + service.outputFile() + ")")
-                    .atMost(startTimeout)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(() -> {
-                        if (!service.isAlive()) {
-                            throw new IllegalStateException("Dispatcher's relay exited with status "
-                                    + service.exitValue() + "; " + service.tail(30));
-                        }
-                        return ready(http, readiness);
-                    });
-        } catch (ConditionTimeoutException e) {
-            service.stop();
-            throw new IllegalStateException(e.getMessage() + "; " + service.tail(30), e);
-        }
+        service = RelayService.start(javaOptions, properties(), port,
+                logDirectory.resolve(schema + "-" + INSTANCES.incrementAndGet()), startTimeout);
         return this;
     }
 
@@ -169,7 +143,8 @@ public final class DispatcherTestRelay implements BeforeAllCallback, AfterAllCal
         }
     }
 
-    private List<String> arguments() {
+    /** The service's properties: where its servers and schema are, then the builder's. */
+    private Map<String, String> properties() {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("server.port", Integer.toString(port));
         all.put("spring.r2dbc.url", postgres.r2dbcUrl());
@@ -180,43 +155,7 @@ public final class DispatcherTestRelay implements BeforeAllCallback, AfterAllCal
         all.put("dispatcher.worker-id", "test-relay-" + schema);
         all.put("spring.main.banner-mode", "off");
         all.putAll(properties);
-        List<String> arguments = new ArrayList<>();
-        all.forEach((name, value) -> arguments.add("--" + name + "=" + value));
-        return arguments;
-    }
-
-    private static boolean ready(HttpClient http, URI readiness) {
-        try {
-            return http.send(HttpRequest.newBuilder(readiness).timeout(Duration.ofSeconds(5)).GET().build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException e) {
-            return false; // not listening yet
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for Dispatcher's relay", e);
-        }
-    }
-
-    /** The service's exec jar: the one {@value #SERVICE_JAR_PROPERTY} names, else the one on the class path. */
-    static Path serviceJar() {
-        String configured = System.getProperty(SERVICE_JAR_PROPERTY);
-        if (configured != null && !configured.isBlank()) {
-            return Path.of(configured);
-        }
-        URL marker = DispatcherTestRelay.class.getClassLoader().getResource(EXEC_JAR_MARKER);
-        String url = marker == null ? "" : marker.toString();
-        int separator = url.indexOf("!/");
-        if (!url.startsWith("jar:") || separator < 0) {
-            throw new IllegalStateException("Dispatcher's service jar is not on the class path: add the test"
-                    + " dependency dev.dispatcher:dispatcher-test (it brings dev.dispatcher:dispatcher-app:exec), or"
-                    + " name the jar with -D" + SERVICE_JAR_PROPERTY + "=<path>; found " + (marker == null ? "nothing"
-                    : url));
-        }
-        try {
-            return Path.of(new URI(url.substring("jar:".length(), separator)));
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            throw new IllegalStateException("cannot read the service jar's location from " + url, e);
-        }
+        return all;
     }
 
     // ---------------------------------------------------------------- what tests use

@@ -15,6 +15,14 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public interface KafkaServer extends AutoCloseable {
 
+  /**
+   * A cluster that runs elsewhere (the application's own), reached at {@code bootstrapServers}; closing it does
+   * nothing.
+   */
+  static KafkaServer of(String bootstrapServers) {
+    return new ExternalServers.Kafka(bootstrapServers);
+  }
+
   /** The {@code bootstrap.servers} value clients use. */
   String bootstrapServers();
 

@@ -22,6 +22,14 @@ public interface PostgresServer extends AutoCloseable {
    */
   String MIGRATION_LOCATION = "classpath:db/dispatcher/migration";
 
+  /**
+   * A server that runs elsewhere (the application's own), at {@code host:port} with {@code database} and these
+   * credentials; closing it does nothing.
+   */
+  static PostgresServer of(String host, int port, String database, String username, String password) {
+    return new ExternalServers.Postgres(host, port, database, username, password);
+  }
+
   String host();
 
   int port();

@@ -7,6 +7,7 @@ import io.swagger.v3.oas.models.PathItem;
 import io.swagger.v3.oas.models.examples.Example;
 import io.swagger.v3.oas.models.headers.Header;
 import io.swagger.v3.oas.models.info.Info;
+import io.swagger.v3.oas.models.info.License;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.IntegerSchema;
 import io.swagger.v3.oas.models.media.ObjectSchema;
@@ -16,6 +17,7 @@ import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
+import io.swagger.v3.oas.models.servers.Server;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -42,6 +44,12 @@ import tools.jackson.databind.JsonNode;
  * security chain enforces), and every RFC 9457 problem an operation can answer, under its status, as
  * {@code application/problem+json} with the {@link ProblemType} URIs as examples of {@code type}: the endpoint's own
  * ({@link Problems}) and those every {@code /v1} endpoint shares.
+ *
+ * <p>Client generators name their methods from each operation's {@code operationId} and document them from its
+ * {@code summary}: every operation sets both ({@code @Operation} on the controllers), and the document passes
+ * Redocly's {@code recommended} rules ({@code ApiDocsLintIT}). Its one server is {@code /}, the host that serves
+ * the document, rather than the address springdoc would take from the request (a {@code localhost} behind a
+ * proxy or in a test).
  */
 @Configuration(proxyBeanMethods = false)
 class ApiDocsConfiguration {
@@ -52,6 +60,12 @@ class ApiDocsConfiguration {
     static final String PROBLEM = "Problem";
     static final String ABOUT_BLANK = "about:blank";
     static final String HEALTH = "/actuator/health";
+    /**
+     * The project publishes no open-source license (its repository has no license file), so the document says so
+     * rather than claim one: all rights reserved. Change it together with the repository when one is chosen.
+     */
+    static final String LICENSE_NAME = "Proprietary: no license granted";
+    static final String LICENSE_SPDX = "LicenseRef-Proprietary";
 
     static {
         // a JSON value of any shape (an audit entry's detail, before and after), not a bean to describe
@@ -66,7 +80,9 @@ class ApiDocsConfiguration {
                         the inbox's dead letters and the relay. Every POST under /v1 declares Content-Type: \
                         application/json, with or without a body (else 415). Errors are RFC 9457 problems \
                         (application/problem+json) whose type names what went wrong. A guide with examples: \
-                        docs/http-api.md in the repository."""))
+                        docs/http-api.md in the repository.""")
+                        .license(new License().name(LICENSE_NAME).identifier(LICENSE_SPDX)))
+                .servers(List.of(new Server().url("/").description("the host that serves this document")))
                 .components(new Components()
                         .addSecuritySchemes(BASIC, new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("basic")
                                 .description("a user of dispatcher.security.users; password in Spring Security's"
@@ -82,6 +98,7 @@ class ApiDocsConfiguration {
                                         + " dot-separated parts is taken as a JWT"))
                         .addSchemas(PROBLEM, problemSchema()))
                 .path(HEALTH, new PathItem().get(new Operation()
+                        .operationId("getHealth")
                         .summary("Health of the service: db and kafka, each checked at most once a second")
                         .description("Public; component details for OPERATOR only. One client address gets a burst of "
                                 + HealthCallLimit.BURST + " answers, then " + HealthCallLimit.CALLS_PER_SECOND

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.api;
 
+import io.swagger.v3.oas.annotations.Operation;
 import java.util.List;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.GrantedAuthority;
@@ -25,6 +26,7 @@ final class CallerController {
     }
 
     @Problems(database = false)
+    @Operation(operationId = "getCaller", summary = "Who the credentials are: name, roles and a token's topic patterns")
     @GetMapping("/v1/me")
     Mono<Caller> me(Authentication caller) {
         List<String> roles = caller.getAuthorities().stream().map(GrantedAuthority::getAuthority)

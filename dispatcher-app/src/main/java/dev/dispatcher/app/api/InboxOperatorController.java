@@ -14,6 +14,7 @@ import dev.dispatcher.app.store.InboxEntry;
 import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.domain.MessageId;
+import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -48,6 +49,8 @@ final class InboxOperatorController {
     }
 
     @Problems({INVALID_FIELD, NOT_FOUND})
+    @Operation(operationId = "listInboxDeadLetters",
+            summary = "List an inbox consumer's dead letters, paged in seq order")
     @GetMapping("/v1/inbox/{consumer}/dead-letters")
     Mono<OperatorReadsController.Page<InboxMessageView>> deadLetters(@PathVariable String consumer,
             @Parameter(description = MessageOperatorController.LIMIT_DOC) @RequestParam(required = false) String limit,
@@ -64,6 +67,8 @@ final class InboxOperatorController {
 
     @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
             CONCURRENCY_CONFLICT})
+    @Operation(operationId = "replayInboxMessage",
+            summary = "Replay one inbox dead letter: back to PENDING, attempts 0")
     @PostMapping("/v1/inbox/{consumer}/messages/{id}/replay")
     Mono<ResponseEntity<InboxMessageView>> replay(@PathVariable String consumer, @PathVariable String id,
             @Parameter(description = MessageOperatorController.IF_MATCH_DOC)
@@ -87,6 +92,8 @@ final class InboxOperatorController {
     @RequestBody(description = ReplayFilter.DOC, content = @Content(schema = @Schema(
             implementation = ReplayFilter.class)))
     @Problems({INVALID_FIELD, MALFORMED_JSON, TOO_LARGE, NOT_FOUND})
+    @Operation(operationId = "replayInboxDeadLetters",
+            summary = "Replay an inbox consumer's dead letters matching a filter, oldest first")
     @PostMapping("/v1/inbox/{consumer}/dead-letters/replay")
     Mono<OperatorResponses.BulkReplay> replayDeadLetters(@PathVariable String consumer, ServerWebExchange exchange,
             Principal principal) {

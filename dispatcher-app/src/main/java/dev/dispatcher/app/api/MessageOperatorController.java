@@ -12,6 +12,7 @@ import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.OperatorStore;
 import dev.dispatcher.app.store.OutboxOperatorRow;
 import dev.dispatcher.domain.MessageStatus;
+import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +60,7 @@ final class MessageOperatorController {
     }
 
     @Problems({INVALID_FIELD, NOT_FOUND})
+    @Operation(operationId = "getMessage", summary = "Read one outbox message with its payload and ETag")
     @GetMapping("/v1/messages/{id}")
     Mono<ResponseEntity<MessageView>> get(@PathVariable String id,
             @Parameter(description = SourceParameter.QUERY_DOC) @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
@@ -69,6 +71,8 @@ final class MessageOperatorController {
     }
 
     @Problems({INVALID_FIELD, NOT_FOUND})
+    @Operation(operationId = "listMessages",
+            summary = "List outbox messages by status, topic and key, paged in seq order")
     @GetMapping("/v1/messages")
     Mono<OperatorResponses.Page> list(@Parameter(schema = @Schema(allowableValues = {"PENDING", "RETRY_SCHEDULED",
                     "DELIVERED", "DEAD_LETTERED"})) @RequestParam(required = false) String status,
@@ -94,6 +98,7 @@ final class MessageOperatorController {
 
     @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
             CONCURRENCY_CONFLICT})
+    @Operation(operationId = "replayMessage", summary = "Replay one outbox message: back to PENDING, attempts 0")
     @PostMapping("/v1/messages/{id}/replay")
     Mono<ResponseEntity<MessageView>> replay(@PathVariable String id,
             @Parameter(description = IF_MATCH_DOC) @RequestHeader(name = HttpHeaders.IF_MATCH, required = false)
@@ -106,6 +111,7 @@ final class MessageOperatorController {
 
     @Problems({INVALID_FIELD, NOT_FOUND, PRECONDITION_REQUIRED, VERSION_MISMATCH, ILLEGAL_TRANSITION,
             CONCURRENCY_CONFLICT})
+    @Operation(operationId = "deadLetterMessage", summary = "Dead-letter one live outbox message, revoking its lease")
     @PostMapping("/v1/messages/{id}/dead-letter")
     Mono<ResponseEntity<MessageView>> deadLetter(@PathVariable String id,
             @Parameter(description = IF_MATCH_DOC) @RequestHeader(name = HttpHeaders.IF_MATCH, required = false)

@@ -8,6 +8,7 @@ import static dev.dispatcher.app.api.ProblemType.TOO_LARGE;
 import dev.dispatcher.app.outbox.SourceRelay;
 import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.OperatorStore;
+import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -47,6 +48,8 @@ final class OperatorController {
      * for answers as its database does: 503 when it fails).
      */
     @Problems(NOT_FOUND)
+    @Operation(operationId = "getStats",
+            summary = "Backlog, dead letters and pause state of a source, and a line per source")
     @GetMapping("/v1/stats")
     Mono<OperatorResponses.Stats> stats(@Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
@@ -71,6 +74,8 @@ final class OperatorController {
     @RequestBody(description = ReplayFilter.DOC, content = @Content(schema = @Schema(
             implementation = ReplayFilter.class)))
     @Problems({INVALID_FIELD, MALFORMED_JSON, TOO_LARGE, NOT_FOUND})
+    @Operation(operationId = "replayDeadLetters",
+            summary = "Replay outbox dead letters matching a filter, oldest first")
     @PostMapping("/v1/dead-letters/replay")
     Mono<OperatorResponses.BulkReplay> replayDeadLetters(@Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source, ServerWebExchange exchange,
@@ -84,6 +89,7 @@ final class OperatorController {
 
     /** Pauses the relay of one source (its {@code dispatcher_control}), on every instance. */
     @Problems(NOT_FOUND)
+    @Operation(operationId = "pauseRelay", summary = "Pause the relay of a source on every instance")
     @PostMapping("/v1/relay/pause")
     Mono<OperatorResponses.RelaySwitch> pause(@Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source, Principal principal) {
@@ -91,6 +97,7 @@ final class OperatorController {
     }
 
     @Problems(NOT_FOUND)
+    @Operation(operationId = "resumeRelay", summary = "Resume the relay of a source on every instance")
     @PostMapping("/v1/relay/resume")
     Mono<OperatorResponses.RelaySwitch> resume(@Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source, Principal principal) {

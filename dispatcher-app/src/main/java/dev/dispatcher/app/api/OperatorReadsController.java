@@ -6,6 +6,7 @@ import static dev.dispatcher.app.api.ProblemType.NOT_FOUND;
 import dev.dispatcher.app.outbox.SourceRelay;
 import dev.dispatcher.app.source.PerSource;
 import dev.dispatcher.app.store.AuditTrail;
+import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import dev.dispatcher.app.store.InboxReads;
 import tools.jackson.databind.JsonNode;
@@ -96,6 +97,8 @@ final class OperatorReadsController {
     }
 
     @Problems({INVALID_FIELD, NOT_FOUND})
+    @Operation(operationId = "getMessageAudit",
+            summary = "The latest operator changes of one outbox message, newest first")
     @GetMapping("/v1/messages/{id}/audit")
     Mono<Items<AuditEntry>> audit(@PathVariable String id, @Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
@@ -106,6 +109,7 @@ final class OperatorReadsController {
     }
 
     @Problems(value = NOT_FOUND, database = false)
+    @Operation(operationId = "getRates", summary = "This instance's relay rates over the last 10 minutes")
     @GetMapping("/v1/rates")
     Rates rates(@Parameter(description = SourceParameter.QUERY_DOC)
             @RequestParam(defaultValue = SourceParameter.DEFAULT) String source) {
@@ -122,6 +126,8 @@ final class OperatorReadsController {
                 samples);
     }
 
+    @Operation(operationId = "listInboxConsumers",
+            summary = "The configured inbox consumers with their backlogs and dead letters")
     @GetMapping("/v1/inbox/consumers")
     Mono<Items<Consumer>> consumers() {
         List<InboxProperties.Consumer> configured = properties.inbox().consumers();

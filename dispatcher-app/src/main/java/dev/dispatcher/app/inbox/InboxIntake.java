@@ -5,6 +5,7 @@ import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.kafka.RecordReceiver.ReceivedBatch;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.Result;
+import dev.dispatcher.app.observe.MessageLogContext;
 import dev.dispatcher.app.store.InboxRecord;
 import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.MessageId;
@@ -17,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+import org.slf4j.spi.LoggingEventBuilder;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
@@ -69,10 +72,10 @@ public final class InboxIntake {
         running = receiver.receive()
                 .concatMap(this::take, 0)
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30))
-                        .doBeforeRetry(s -> log.warn("inbox {} intake failed ({}); resubscribing",
+                        .doBeforeRetry(s -> event(Level.WARN).log("inbox {} intake failed ({}); resubscribing",
                                 settings.consumer(), s.failure().toString())))
                 .subscribe();
-        log.info("inbox {} intake started (worker {})", settings.consumer(), settings.loop().workerId());
+        event(Level.INFO).log("inbox {} intake started (worker {})", settings.consumer(), settings.loop().workerId());
     }
 
     /** Closes the consumer; offsets of batches not yet committed are left for redelivery. */
@@ -112,10 +115,18 @@ public final class InboxIntake {
         for (InboxRecord row : stored.rows()) {
             if (row.deadLettered() && inserted.remove(row.id())) {
                 metrics.inboxPoison(settings.consumer(), 1);
-                log.warn("inbox {}: poison record {}/{}@{} (message {}) stored DEAD_LETTERED: {}", settings.consumer(),
-                        row.topic(), row.partition(), row.offset(), row.id(), row.deadLetterReason());
+                MessageLogContext.of(row.id().value(), row.topic(), metrics.source(), settings.consumer(),
+                                row.headers()).on(log.atWarn())
+                        .log("inbox {}: poison record {}/{}@{} (message {}) stored DEAD_LETTERED: {}",
+                                settings.consumer(), row.topic(), row.partition(), row.offset(), row.id(),
+                                row.deadLetterReason());
             }
         }
+    }
+
+    /** An event of this consumer's intake, carrying its source and consumer as key-value pairs. */
+    private LoggingEventBuilder event(Level level) {
+        return MessageLogContext.queue(metrics.source(), settings.consumer()).on(log.atLevel(level));
     }
 
     /** Completes once the consumer's backlog is under the bound. */
@@ -125,12 +136,12 @@ public final class InboxIntake {
                 .flatMap(over -> {
                     if (!over) {
                         if (paused.compareAndSet(true, false)) {
-                            log.info("inbox {} intake resumed", settings.consumer());
+                            event(Level.INFO).log("inbox {} intake resumed", settings.consumer());
                         }
                         return Mono.just(true);
                     }
                     if (paused.compareAndSet(false, true)) {
-                        log.info("inbox {} intake paused: backlog at {} or more", settings.consumer(),
+                        event(Level.INFO).log("inbox {} intake paused: backlog at {} or more", settings.consumer(),
                                 settings.maxBacklog());
                     }
                     return Mono.delay(settings.loop().pollInterval()).then(Mono.<Boolean>empty());

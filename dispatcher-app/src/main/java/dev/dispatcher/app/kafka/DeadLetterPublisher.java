@@ -2,6 +2,7 @@ package dev.dispatcher.app.kafka;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
+import dev.dispatcher.app.observe.MessageLogContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -61,8 +62,10 @@ public final class DeadLetterPublisher {
      */
     public void unpublishable(String messageId, String deadLetterTopic, String problem) {
         metrics.publishFailures(deadLetterTopic, PublishFailureCause.OTHER, 1);
-        log.warn("{}: message {} is not published to a dead-letter topic: the dead-letter topic {}; it is"
-                + " dead-lettered in the table only", owner, messageId, problem);
+        log.atWarn().addKeyValue(MessageLogContext.MESSAGE_ID, messageId).addKeyValue(MessageLogContext.SOURCE,
+                        metrics.source())
+                .log("{}: message {} is not published to a dead-letter topic: the dead-letter topic {}; it is"
+                        + " dead-lettered in the table only", owner, messageId, problem);
     }
 
     /** Publishes {@code letters}; completes when each was acknowledged or failed, never errors. */
@@ -91,8 +94,10 @@ public final class DeadLetterPublisher {
         };
         if (cause != null) {
             metrics.publishFailures(letter.record().topic(), cause, 1);
-            log.warn("{}: message {} could not be published to its dead-letter topic {} ({}); it is dead-lettered in"
-                    + " the table only", owner, letter.messageId(), letter.record().topic(), result);
+            log.atWarn().addKeyValue(MessageLogContext.MESSAGE_ID, letter.messageId())
+                    .addKeyValue(MessageLogContext.SOURCE, metrics.source())
+                    .log("{}: message {} could not be published to its dead-letter topic {} ({}); it is dead-lettered"
+                            + " in the table only", owner, letter.messageId(), letter.record().topic(), result);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.observe;
 
+import dev.dispatcher.app.store.Claimed;
 import dev.dispatcher.domain.Queue;
 import dev.dispatcher.domain.Transition;
 import dev.dispatcher.domain.TransitionOutcome;
@@ -19,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records Dispatcher's metrics under their fixed names and logs every non-applied transition.
+ * Records Dispatcher's metrics under their fixed names, and logs every non-applied transition and every message a
+ * worker dead-letters (WARN, each event carrying its message's {@link MessageLogContext} as key-value pairs).
  *
  * <ul>
  *   <li>{@code dispatcher.transition.attempts{queue, transition, outcome, durable_status}}</li>
@@ -140,9 +142,21 @@ public final class DispatcherMetrics {
 
     /**
      * Counts one transition result and, unless applied, logs a warning with worker id, message id, outcome and
-     * durable status.
+     * durable status; {@link #transition(Queue, String, Transition, TransitionResult, Claimed)} without the claimed
+     * row, so the warning knows the message by its id alone.
      */
     public void transition(Queue queue, String workerId, Transition requested, TransitionResult result) {
+        transition(queue, workerId, requested, result, null);
+    }
+
+    /**
+     * Counts one transition result of {@code message} (the claimed row it was asked for, or null) and logs a
+     * warning if it was not applied (worker id, message id, transition, outcome and durable status), or if it was
+     * an applied dead letter (attempts and reason). Both events carry the message's {@link MessageLogContext}: its
+     * id, topic, consumer and trace id from {@code message}, and this metrics' source.
+     */
+    public void transition(Queue queue, String workerId, Transition requested, TransitionResult result,
+            Claimed message) {
         transitionCounters.computeIfAbsent(
                         new TransitionKey(queue, requested.tag(), result.outcome().tag(), result.durableStatusTag()),
                         key -> Counter.builder("dispatcher.transition.attempts")
@@ -155,22 +169,44 @@ public final class DispatcherMetrics {
                 .increment();
         switch (result.outcome()) {
             case TransitionOutcome.Applied applied -> {
-                if (requested instanceof Transition.ScheduleRetry) {
-                    totals.get(queue)[1].increment();
+                switch (requested) {
+                    case Transition.ScheduleRetry retry -> totals.get(queue)[1].increment();
+                    case Transition.DeadLetter dead -> deadLettered(queue, workerId, dead, result, message);
+                    case Transition.Deliver deliver -> {
+                    }
+                    case Transition.Release release -> {
+                    }
+                    case Transition.RenewLease renew -> {
+                    }
                 }
             }
-            case TransitionOutcome.StaleLease stale -> warn(queue, workerId, requested, result);
-            case TransitionOutcome.Terminal terminal -> warn(queue, workerId, requested, result);
-            case TransitionOutcome.ConcurrencyLost lost -> warn(queue, workerId, requested, result);
-            case TransitionOutcome.Missing missing -> warn(queue, workerId, requested, result);
+            case TransitionOutcome.StaleLease stale -> warn(queue, workerId, requested, result, message);
+            case TransitionOutcome.Terminal terminal -> warn(queue, workerId, requested, result, message);
+            case TransitionOutcome.ConcurrencyLost lost -> warn(queue, workerId, requested, result, message);
+            case TransitionOutcome.Missing missing -> warn(queue, workerId, requested, result, message);
         }
     }
 
-    private void warn(Queue queue, String workerId, Transition requested, TransitionResult result) {
+    private void warn(Queue queue, String workerId, Transition requested, TransitionResult result, Claimed message) {
         totals.get(queue)[3].increment();
-        log.warn("transition not applied: queue={} worker={} message={} transition={} outcome={} durable_status={}",
-                queue.tag(), workerId, result.entry().id(), requested.tag(), result.outcome().tag(),
-                result.durableStatusTag());
+        logContext(result, message).on(log.atWarn()).log("transition not applied: queue={} worker={} message={}"
+                        + " transition={} outcome={} durable_status={}", queue.tag(), workerId, result.entry().id(),
+                requested.tag(), result.outcome().tag(), result.durableStatusTag());
+    }
+
+    private void deadLettered(Queue queue, String workerId, Transition.DeadLetter dead, TransitionResult result,
+            Claimed message) {
+        MessageLogContext context = logContext(result, message);
+        context.on(log.atWarn()).log("message dead-lettered: queue={} worker={} message={} topic={}{} attempts={}"
+                        + " reason={}", queue.tag(), workerId, context.messageId(), context.topic(),
+                context.consumer() != null ? " consumer=" + context.consumer() : "", result.entry().attempts(),
+                dead.reason());
+    }
+
+    private MessageLogContext logContext(TransitionResult result, Claimed message) {
+        String id = result.entry().id().value();
+        return message == null ? new MessageLogContext(id, null, source, null, null)
+                : MessageLogContext.of(id, message.topic(), source, message.consumer(), message.headers());
     }
 
     /** Counts messages with {@code result}. */

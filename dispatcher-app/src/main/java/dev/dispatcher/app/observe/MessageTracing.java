@@ -146,6 +146,26 @@ public final class MessageTracing {
     }
 
     /**
+     * The trace id of a well-formed W3C {@code traceparent} ({@code 00-<32 hex>-<16 hex>-<2 hex>}, the trace id not
+     * all zeros): its 32 hexadecimal digits, lower-case as the header carries them; null for null or anything else.
+     */
+    public static String traceId(String traceparent) {
+        if (traceparent == null || traceparent.length() != 55 || traceparent.charAt(2) != '-'
+                || traceparent.charAt(35) != '-' || traceparent.charAt(52) != '-') {
+            return null;
+        }
+        boolean nonZero = false;
+        for (int i = 3; i < 35; i++) {
+            char c = traceparent.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return null;
+            }
+            nonZero |= c != '0';
+        }
+        return nonZero ? traceparent.substring(3, 35) : null;
+    }
+
+    /**
      * Starts a span of {@code kind} whose parent is the {@code traceparent} in {@code headers}, or a new trace
      * when there is none (or it is malformed).
      *

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.queue;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
+import dev.dispatcher.app.observe.MessageLogContext;
 import dev.dispatcher.app.store.Claimed;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.LeasedQueue;
@@ -18,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+import org.slf4j.spi.LoggingEventBuilder;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -148,8 +151,9 @@ public final class ClaimLoop<M extends Claimed> {
                 .flatMap(this::process, Integer.MAX_VALUE) // the bound is the exact in-flight counter of turn()
                 .subscribeOn(scheduler)
                 .doFinally(signal -> runFinished.tryEmitEmpty())
-                .subscribe(null, e -> log.error("{} {} stopped on an unexpected error", name, settings.workerId(), e));
-        log.info("{} {} started: batch-size={} max-in-flight-batches={} max-in-flight-bytes={} lease={}"
+                .subscribe(null, e -> event(Level.ERROR).setCause(e).log("{} {} stopped on an unexpected error",
+                        name, settings.workerId()));
+        event(Level.INFO).log("{} {} started: batch-size={} max-in-flight-batches={} max-in-flight-bytes={} lease={}"
                         + " poll-interval={} claim-linger={}", name, settings.workerId(), settings.batchSize(),
                 settings.maxInFlightBatches(), settings.maxInFlightBytes() == LoopSettings.UNBOUNDED_BYTES ? "-"
                         : settings.maxInFlightBytes(), settings.leaseDuration(), settings.pollInterval(),
@@ -182,12 +186,12 @@ public final class ClaimLoop<M extends Claimed> {
             return finished.asMono()
                     .timeout(settings.drainTimeout(), scheduler)
                     .onErrorResume(e -> {
-                        log.warn("{} {} did not drain within {}; cancelling", name, settings.workerId(),
+                        event(Level.WARN).log("{} {} did not drain within {}; cancelling", name, settings.workerId(),
                                 settings.drainTimeout());
                         running.dispose();
                         return Mono.empty();
                     })
-                    .doOnSuccess(v -> log.info("{} {} stopped", name, settings.workerId()));
+                    .doOnSuccess(v -> event(Level.INFO).log("{} {} stopped", name, settings.workerId()));
         });
     }
 
@@ -335,8 +339,8 @@ public final class ClaimLoop<M extends Claimed> {
                     inFlightBytes.addAndGet(claimed.bytes());
                 })
                 .onErrorResume(e -> {
-                    log.warn("{} {}: claim failed ({}); retrying after {}", name, settings.workerId(), e.toString(),
-                            settings.pollInterval());
+                    event(Level.WARN).log("{} {}: claim failed ({}); retrying after {}", name, settings.workerId(),
+                            e.toString(), settings.pollInterval());
                     pacing = pacing.failed();
                     return waitFor(Mono.delay(settings.pollInterval(), scheduler).then());
                 });
@@ -376,8 +380,8 @@ public final class ClaimLoop<M extends Claimed> {
                 .then(worked)
                 .flatMap(attempts -> writer.write(attempts, rowsBack))
                 .onErrorResume(e -> {
-                    log.error("{} {}: batch of {} failed unexpectedly; releasing it", name, settings.workerId(),
-                            messages.size(), e);
+                    event(Level.ERROR).setCause(e).log("{} {}: batch of {} failed unexpectedly; releasing it", name,
+                            settings.workerId(), messages.size());
                     rowsBack.set(true);
                     return writer.release(List.copyOf(open.values()));
                 })
@@ -414,11 +418,16 @@ public final class ClaimLoop<M extends Claimed> {
         }
         return Mono.defer(() -> strategy.beforeDeadLetter(List.copyOf(deadLetters)))
                 .onErrorResume(e -> {
-                    log.warn("{} {}: handing on {} dead letters failed ({}); they are dead-lettered in the table alone",
-                            name, settings.workerId(), deadLetters.size(), e.toString());
+                    event(Level.WARN).log("{} {}: handing on {} dead letters failed ({}); they are dead-lettered in the"
+                            + " table alone", name, settings.workerId(), deadLetters.size(), e.toString());
                     return Mono.empty();
                 })
                 .thenReturn(attempts);
+    }
+
+    /** An event of this loop's own, carrying its source as a key-value pair ({@link MessageLogContext#SOURCE}). */
+    private LoggingEventBuilder event(Level level) {
+        return log.atLevel(level).addKeyValue(MessageLogContext.SOURCE, metrics.source());
     }
 
     /** A leased key's later rows wait for its lease: rows that arrived meanwhile, or rows a full claim left. */

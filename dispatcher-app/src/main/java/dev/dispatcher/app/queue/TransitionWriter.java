@@ -2,6 +2,7 @@ package dev.dispatcher.app.queue;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.Result;
+import dev.dispatcher.app.observe.MessageLogContext;
 import dev.dispatcher.app.store.Claimed;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.LeasedQueue;
@@ -14,12 +15,14 @@ import dev.dispatcher.domain.TransitionOutcome;
 import dev.dispatcher.domain.TransitionResult;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+import org.slf4j.spi.LoggingEventBuilder;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.retry.Retry;
@@ -54,6 +57,7 @@ final class TransitionWriter {
      */
     <M extends Claimed> Mono<Void> write(List<Attempt<M>> attempts, AtomicBoolean rowsBack) {
         List<TransitionRequest> requests = new ArrayList<>(attempts.size());
+        List<M> messages = new ArrayList<>(attempts.size());
         long failed = 0;
         for (Attempt<M> attempt : attempts) {
             switch (attempt) {
@@ -69,13 +73,14 @@ final class TransitionWriter {
                     Transition t = DispatchDecision.decide(d.result(), d.message().leased().attempts(),
                             settings.retryPolicy());
                     requests.add(new TransitionRequest(d.message().leased(), t));
+                    messages.add(d.message());
                 }
                 case Attempt.Written<M> w -> {
                     if (!w.result().isApplied()) {
                         rowsBack.set(true);
                     }
-                    record(List.of(new TransitionRequest(w.message().leased(), w.transition())),
-                            List.of(w.result()));
+                    record(List.of(w.message()), List.of(new TransitionRequest(w.message().leased(),
+                            w.transition())), List.of(w.result()));
                 }
             }
         }
@@ -87,10 +92,11 @@ final class TransitionWriter {
                 .retryWhen(Retry.backoff(WRITE_RETRIES, WRITE_BACKOFF).maxBackoff(WRITE_MAX_BACKOFF)
                         .scheduler(scheduler)
                         .filter(DatabaseFailures::isRetryable))
-                .doOnNext(results -> record(requests, results))
+                .doOnNext(results -> record(messages, requests, results))
                 .onErrorResume(e -> {
-                    log.error("{} worker {}: writing {} transitions failed; their leases will expire and the messages "
-                            + "will be claimed again", queue, settings.workerId(), requests.size(), e);
+                    event(Level.ERROR).setCause(e).log("{} worker {}: writing {} transitions failed; their leases will"
+                            + " expire and the messages will be claimed again", queue, settings.workerId(),
+                            requests.size());
                     metrics.messages(queue.queue(), Result.PERSIST_REJECTED, requests.size());
                     return Mono.empty();
                 })
@@ -106,10 +112,16 @@ final class TransitionWriter {
         List<TransitionRequest> requests = messages.stream()
                 .map(m -> new TransitionRequest(m.leased(), renew)).toList();
         return Mono.defer(() -> queue.transition(requests))
-                .doOnNext(results -> results.forEach(r ->
-                        metrics.transition(queue.queue(), settings.workerId(), renew, r)))
+                .doOnNext(results -> {
+                    // counted by outcome only: a renewal is no message's result
+                    Map<String, Claimed> byId = new HashMap<>(messages.size() * 2);
+                    messages.forEach(m -> byId.put(m.leased().id().value(), m));
+                    results.forEach(r -> metrics.transition(queue.queue(), settings.workerId(), renew, r,
+                            byId.get(r.entry().id().value())));
+                })
                 .onErrorResume(e -> {
-                    log.warn("{} worker {}: lease renewal failed: {}", queue, settings.workerId(), e.toString());
+                    event(Level.WARN).log("{} worker {}: lease renewal failed: {}", queue, settings.workerId(),
+                            e.toString());
                     return Mono.empty();
                 })
                 .then();
@@ -126,26 +138,38 @@ final class TransitionWriter {
         List<TransitionRequest> requests = messages.stream()
                 .map(m -> new TransitionRequest(m.leased(), new Transition.Release())).toList();
         return Mono.defer(() -> queue.transition(requests))
-                .doOnNext(results -> record(requests, results))
+                .doOnNext(results -> record(messages, requests, results))
                 .onErrorResume(e -> {
-                    log.warn("{} worker {}: releasing a failed batch failed too ({}); its leases will expire", queue,
-                            settings.workerId(), e.toString());
+                    event(Level.WARN).log("{} worker {}: releasing a failed batch failed too ({}); its leases will"
+                            + " expire", queue, settings.workerId(), e.toString());
                     return Mono.empty();
                 })
                 .then();
     }
 
-    /** Counts each result by outcome, and messages by what an applied transition means for its queue. */
-    void record(List<TransitionRequest> requests, List<TransitionResult> results) {
+    /** An event of this writer's own, carrying its source as a key-value pair ({@link MessageLogContext#SOURCE}). */
+    private LoggingEventBuilder event(Level level) {
+        return log.atLevel(level).addKeyValue(MessageLogContext.SOURCE, metrics.source());
+    }
+
+    /**
+     * Counts each result by outcome, and messages by what an applied transition means for its queue; {@code
+     * messages} are the claimed rows of {@code requests}, index for index (what the results' log events say of
+     * them).
+     */
+    void record(List<? extends Claimed> messages, List<TransitionRequest> requests, List<TransitionResult> results) {
         Queue q = queue.queue();
-        Map<String, Transition> byId = new LinkedHashMap<>();
-        requests.forEach(r -> byId.putIfAbsent(r.leased().id().value(), r.transition()));
+        Map<String, Integer> byId = new HashMap<>(requests.size() * 2);
+        for (int i = 0; i < requests.size(); i++) {
+            byId.putIfAbsent(requests.get(i).leased().id().value(), i);
+        }
         long succeeded = 0;
         long deadLettered = 0;
         long skipped = 0;
         for (TransitionResult result : results) {
-            Transition requested = byId.get(result.entry().id().value());
-            metrics.transition(q, settings.workerId(), requested, result);
+            int index = byId.get(result.entry().id().value());
+            Transition requested = requests.get(index).transition();
+            metrics.transition(q, settings.workerId(), requested, result, messages.get(index));
             switch (result.outcome()) {
                 case TransitionOutcome.Applied applied -> {
                     switch (requested) {

@@ -169,6 +169,30 @@ class ApiDocsIT extends ApiTestSupport {
         assertThat(missing).as("what %s leaves out", GUIDE).isEmpty();
     }
 
+    /**
+     * What client generators name and document their methods from, checked without Node ({@link ApiDocsLintIT}
+     * runs Redocly's whole rule set): a summary and an operationId of our own on every operation (springdoc would
+     * take the method's name, and number a second {@code replay} {@code replay_1}), and the document's license.
+     */
+    @Test
+    void everyOperationHasASummaryAndANamedOperationId() {
+        JsonNode docs = docs();
+        Set<String> operationIds = new TreeSet<>();
+        List<String> operations = new ArrayList<>();
+        docs.path("paths").properties().forEach(path -> path.getValue().properties().forEach(operation -> {
+            String name = operation.getKey() + " " + path.getKey();
+            operations.add(name);
+            assertThat(operation.getValue().path("summary").asString()).as("summary of %s", name).isNotBlank();
+            String operationId = operation.getValue().path("operationId").asString();
+            assertThat(operationId).as("operationId of %s", name).matches("[a-z][A-Za-z]+");
+            assertThat(operationIds.add(operationId)).as("%s's operationId %s is unique", name, operationId).isTrue();
+        }));
+        assertThat(operations).hasSizeGreaterThan(15);
+        assertThat(docs.at("/info/license/name").asString()).isEqualTo(ApiDocsConfiguration.LICENSE_NAME);
+        assertThat(docs.at("/info/license/identifier").asString()).isEqualTo(ApiDocsConfiguration.LICENSE_SPDX);
+        assertThat(docs.at("/servers/0/url").asString()).isEqualTo("/");
+    }
+
     @Test
     void theDocumentNeedsCredentialsOfAnyRoleAndOpensNothingElse() {
         http.get().uri("/v3/api-docs").exchange().expectStatus().isUnauthorized();

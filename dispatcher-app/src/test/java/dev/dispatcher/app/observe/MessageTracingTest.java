@@ -78,4 +78,16 @@ class MessageTracingTest {
         assertThat(MessageTracing.isUnsampled(UNSAMPLED.replace("-00", "-0g"))).isFalse();
         assertThat(MessageTracing.isUnsampled(UNSAMPLED + "-extra")).isFalse();
     }
+
+    @Test
+    void theTraceIdIsTakenFromAWellFormedTraceparentOnly() {
+        assertThat(MessageTracing.traceId(SAMPLED)).isEqualTo("0af7651916cd43dd8448eb211c80319c");
+        assertThat(MessageTracing.traceId(UNSAMPLED)).isEqualTo("0af7651916cd43dd8448eb211c80319c");
+        assertThat(MessageTracing.traceId(null)).isNull();
+        assertThat(MessageTracing.traceId(SAMPLED + "-extra")).isNull();
+        assertThat(MessageTracing.traceId(SAMPLED.toUpperCase())).as("W3C: lower-case hex only").isNull();
+        assertThat(MessageTracing.traceId(SAMPLED.replace('-', '_'))).isNull();
+        assertThat(MessageTracing.traceId("00-" + "0".repeat(32) + "-b7ad6b7169203331-01")).as("invalid: all zeros")
+                .isNull();
+    }
 }

@@ -4,6 +4,7 @@ import dev.dispatcher.app.observe.MessageTracing;
 import io.micrometer.tracing.Span;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -112,6 +113,11 @@ final class TracingRecordPublisher implements RecordPublisher {
     @Override
     public Mono<Optional<SendFailure>> checkTopic(String topic) {
         return delegate.checkTopic(topic);
+    }
+
+    @Override
+    public Mono<Void> awaitCreated(Collection<String> topics) {
+        return delegate.awaitCreated(topics);
     }
 
     @Override

@@ -95,6 +95,7 @@ public final class DeadLetterPublisher {
         PublishFailureCause cause = switch (result) {
             case PublishResult.Sent sent -> null;
             case PublishResult.Failed failed -> failed.failure().cause();
+            case PublishResult.NotYet notYet -> PublishFailureCause.UNKNOWN_TOPIC; // still being created
             case PublishResult.NotSent notSent -> PublishFailureCause.OTHER;
         };
         if (cause != null) {

@@ -291,7 +291,14 @@ final class KafkaClientsPublisher implements RecordPublisher {
         Map<String, TopicReadiness.Readiness> readiness = limits.readiness();
         List<List<CompletableFuture<PublishResult>>> results = new ArrayList<>(lanes.size());
         Map<String, SendFailure> refused = new HashMap<>();
-        readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> refused.put(topic, failure)));
+        Map<String, PublishResult.NotYet> creating = new HashMap<>();
+        readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> {
+            if (r.creating()) {
+                creating.put(topic, new PublishResult.NotYet(failure.description()));
+            } else {
+                refused.put(topic, failure);
+            }
+        }));
         boolean brokerDown = false;
         for (Lane lane : lanes) {
             List<CompletableFuture<PublishResult>> laneResults = new ArrayList<>(lane.records().size());
@@ -301,12 +308,15 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 CompletableFuture<PublishResult> result = new CompletableFuture<>();
                 laneResults.add(result);
                 SendFailure refusal = refused.get(record.topic());
+                PublishResult.NotYet notYet = creating.get(record.topic());
                 if (brokerDown) {
                     result.complete(new PublishResult.NotSent("the broker was unavailable for an earlier record"));
                 } else if (stopped) {
                     result.complete(new PublishResult.NotSent("an earlier record of this lane failed"));
                 } else if (refusal != null) {
                     result.complete(new PublishResult.Failed(refusal));
+                } else if (notYet != null) {
+                    result.complete(notYet);
                 } else {
                     send(producer, record, limits.oversized().contains(record.topic())
                             ? OptionalInt.of(readiness.get(record.topic()).maxMessageBytes()) : OptionalInt.empty(),

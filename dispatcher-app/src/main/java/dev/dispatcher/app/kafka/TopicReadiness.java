@@ -46,10 +46,10 @@ import reactor.core.publisher.Mono;
  * producers hold its metadata before its first send. Each lookup is bounded by {@code timeout}.
  *
  * <p>A topic that does not exist is created where the brokers create topics on first use ({@link TopicCreation}:
- * the producer's own metadata request, off every caller's thread): until that ends its records are refused as
- * missing, with a description that says it is being created, and the answer is looked up again as soon as the
- * attempt ended ({@link #created} waits for it). Where the brokers do not create topics it stays refused as
- * missing.
+ * the producer's own metadata request, off every caller's thread): until that ends its readiness says it is being
+ * created ({@link Readiness#creating}: its records wait, they do not fail), and the answer is looked up again as
+ * soon as the attempt ended ({@link #created} waits for it). Where the brokers do not create topics it is refused
+ * as missing.
  *
  * <p>The admin calls may be refused to a principal granted only what producing needs ({@link AdminRefusals}: one
  * warning): without DescribeConfigs a topic's limits are unknown and the broker's answer to each send decides;
@@ -82,11 +82,22 @@ final class TopicReadiness {
      * @param refusal empty when the topic can take records, else why not
      * @param maxMessageBytes the largest record batch the topic takes ({@code max.message.bytes}, the broker's
      *     {@code message.max.bytes} unless the topic sets its own), {@link Integer#MAX_VALUE} when unknown
+     * @param creating whether the refusal is for a topic the brokers are creating on first use, which takes records
+     *     as soon as that ended
      */
-    record Readiness(Optional<SendFailure> refusal, int maxMessageBytes) {
+    record Readiness(Optional<SendFailure> refusal, int maxMessageBytes, boolean creating) {
+
+        Readiness(Optional<SendFailure> refusal, int maxMessageBytes) {
+            this(refusal, maxMessageBytes, false);
+        }
 
         static Readiness refused(SendFailure failure) {
             return new Readiness(Optional.of(failure), Integer.MAX_VALUE);
+        }
+
+        /** Refused while the brokers create the topic ({@code missing} says so). */
+        static Readiness creating(SendFailure missing) {
+            return new Readiness(Optional.of(missing), Integer.MAX_VALUE, true);
         }
     }
 
@@ -266,7 +277,7 @@ final class TopicReadiness {
         if (failure.cause() == PublishFailureCause.UNKNOWN_TOPIC) {
             return creation.attempt(topic).thenCompose(attempt -> switch (attempt) {
                 case TopicCreation.Attempt.UnderWay underWay -> CompletableFuture.completedFuture(new Found(
-                        Readiness.refused(new SendFailure(failure.kind(), failure.scope(), failure.cause(),
+                        Readiness.creating(new SendFailure(failure.kind(), failure.scope(), failure.cause(),
                                 KafkaFailures.unknownTopic(topic) + "; the brokers create topics on first use and it"
                                         + " is being created")), underWay.done()));
                 case TopicCreation.Attempt.NotAsked notAsked -> CompletableFuture.completedFuture(Found.of(

@@ -100,6 +100,7 @@ final class TracingRecordPublisher implements RecordPublisher {
             }
             case PublishResult.Failed failed -> span.tag("dispatcher.failure", failed.failure().kind().name())
                     .error(new PublishFailed(failed.failure().description()));
+            case PublishResult.NotYet notYet -> span.tag("dispatcher.not_attempted", notYet.reason());
             case PublishResult.NotSent notSent -> span.tag("dispatcher.not_attempted", notSent.reason());
         }
         span.end();

@@ -234,6 +234,8 @@ final class TopicBreakers {
                 yield DispatchResult.PUBLISHED;
             }
             case PublishResult.NotSent notSent -> new DispatchResult.NotAttempted(notSent.reason());
+            // the brokers are creating the topic: a routine wait, no failure counted, no outage, no breaker call
+            case PublishResult.NotYet notYet -> new DispatchResult.Deferred(TopicOutage.MIN_DEFERRAL, notYet.reason());
             case PublishResult.Failed failed -> {
                 SendFailure failure = failed.failure();
                 metrics.publishFailures(name, failure.cause(), 1);

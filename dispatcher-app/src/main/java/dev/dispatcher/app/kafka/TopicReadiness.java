@@ -102,8 +102,8 @@ final class TopicReadiness {
     }
 
     /**
-     * A lookup's answer and when it was given; {@code creating}, for a topic refused as missing while an attempt to
-     * create it is under way, completes when the attempt ended (and the answer with it).
+     * A lookup's answer and when it was given; {@code creating}, for a topic being created ({@link
+     * Readiness#creating}), completes when the attempt ended (and the answer with it).
      */
     private record Answer(Readiness readiness, Instant at, @Nullable CompletableFuture<Void> creating) {
     }

@@ -13,7 +13,9 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  *
  * <p>Topics are not created on first use ({@code auto.create.topics.enable=false}, as production brokers run):
  * a test creates the topics it uses ({@link #createTopic}), and a client that sends to or reads from any other topic
- * meets an unknown topic, as it would in production. Every internal topic has replication factor 1, so
+ * meets an unknown topic, as it would in production. {@link #startCreatingTopics()} starts one that does create them
+ * ({@code auto.create.topics.enable=true}, Kafka's default, as many development and managed clusters run): a
+ * producer's metadata request for a topic that does not exist creates it, with 3 partitions. Every internal topic has replication factor 1, so
  * transactions and idempotent producers with {@code acks=all} work. The broker listens on an ephemeral loopback
  * port; its logs live in a temporary directory deleted by {@link #close()}. Starting blocks until the broker is
  * ready (a few seconds). Unlike spring-kafka-test used directly, starting leaves the
@@ -46,6 +48,19 @@ public final class EmbeddedKafkaServer implements KafkaServer {
   public static EmbeddedKafkaServer start() {
     return start(Map.of());
   }
+
+  /**
+   * Starts a broker that creates a topic when a producer first asks for it ({@code auto.create.topics.enable=true},
+   * {@code num.partitions=3}); everything else as {@link #start()}.
+   */
+  public static EmbeddedKafkaServer startCreatingTopics() {
+    return start(CREATING_TOPICS);
+  }
+
+  /** What {@link #startCreatingTopics()} sets on top of the kit's broker properties. */
+  static final Map<String, String> CREATING_TOPICS = Map.of(
+      "auto.create.topics.enable", "true",
+      "num.partitions", "3");
 
   /** Starts a broker with {@code overrides} on top of the kit's broker properties (listeners, for example). */
   static EmbeddedKafkaServer start(Map<String, String> overrides) {

@@ -27,7 +27,10 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
-/** The short-lived admin and consumer clients behind {@link KafkaServer}'s default methods. */
+/**
+ * The short-lived admin and consumer clients behind {@link KafkaServer}'s default methods, each made from a
+ * server's {@link KafkaServer#clientProperties()} (its address, and its credentials where it asks for them).
+ */
 final class KafkaClients {
 
   private static final Duration TOPIC_READY_TIMEOUT = Duration.ofSeconds(30);
@@ -35,11 +38,11 @@ final class KafkaClients {
 
   private KafkaClients() {}
 
-  static void deleteTopics(String bootstrapServers, Collection<String> names) {
+  static void deleteTopics(Map<String, Object> client, Collection<String> names) {
     if (names.isEmpty()) {
       return;
     }
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+    try (Admin admin = Admin.create(client)) {
       for (var deletion : admin.deleteTopics(names).topicNameValues().entrySet()) {
         try {
           deletion.getValue().get(TOPIC_READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -53,14 +56,13 @@ final class KafkaClients {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while deleting topics " + names, e);
     } catch (Exception e) {
-      throw new IllegalStateException("cannot delete topics " + names + " on " + bootstrapServers, e);
+      throw new IllegalStateException("cannot delete topics " + names + " on " + servers(client), e);
     }
   }
 
-  static void createTopic(String bootstrapServers, String name, int partitions, Map<String, String> configs) {
-    Map<String, Object> config = Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TOPIC_READY_TIMEOUT.toMillis());
+  static void createTopic(Map<String, Object> client, String name, int partitions, Map<String, String> configs) {
+    Map<String, Object> config = new HashMap<>(client);
+    config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TOPIC_READY_TIMEOUT.toMillis());
     try (Admin admin = Admin.create(config)) {
       try {
         admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
@@ -75,7 +77,7 @@ final class KafkaClients {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + name, e);
     } catch (Exception e) {
-      throw new IllegalStateException("cannot create topic " + name + " on " + bootstrapServers, e);
+      throw new IllegalStateException("cannot create topic " + name + " on " + servers(client), e);
     }
   }
 
@@ -131,17 +133,17 @@ final class KafkaClients {
     }
   }
 
-  static List<ConsumerRecord<String, byte[]>> consume(String bootstrapServers, String topic, int expectedCount,
+  static List<ConsumerRecord<String, byte[]>> consume(Map<String, Object> client, String topic, int expectedCount,
       Duration timeout) {
-    Map<String, Object> config = Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+    Map<String, Object> config = new HashMap<>(client);
+    config.putAll(Map.of(
         ConsumerConfig.GROUP_ID_CONFIG, "dispatcher-test-kit-" + UUID.randomUUID(),
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
         ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false,
         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     Instant deadline = Instant.now().plus(timeout);
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
@@ -176,6 +178,11 @@ final class KafkaClients {
         partitions.stream().map(partition -> new TopicPartition(topic, partition.partition())).toList();
     consumer.assign(topicPartitions);
     consumer.seekToBeginning(topicPartitions);
+  }
+
+  /** The {@code bootstrap.servers} of {@code client}, for messages. */
+  private static Object servers(Map<String, Object> client) {
+    return client.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
   }
 
   private static Duration min(Duration a, Duration b) {

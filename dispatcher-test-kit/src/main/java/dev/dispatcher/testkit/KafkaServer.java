@@ -27,6 +27,15 @@ public interface KafkaServer extends AutoCloseable {
   String bootstrapServers();
 
   /**
+   * What a client of this server needs to connect with every right: {@code bootstrap.servers}, and, on a server that
+   * authenticates its clients, the security settings of a super user. The kit's own helpers ({@link #createTopic},
+   * {@link #consume}) connect with these.
+   */
+  default Map<String, Object> clientProperties() {
+    return Map.of("bootstrap.servers", bootstrapServers());
+  }
+
+  /**
    * Creates {@code name} with {@code partitions} partitions and replication factor 1, and waits until every
    * partition has a leader. Does nothing if the topic exists.
    *
@@ -43,7 +52,7 @@ public interface KafkaServer extends AutoCloseable {
    * @throws IllegalStateException if the topic is not ready within 30 seconds
    */
   default void createTopic(String name, int partitions, Map<String, String> configs) {
-    KafkaClients.createTopic(bootstrapServers(), name, partitions, configs);
+    KafkaClients.createTopic(clientProperties(), name, partitions, configs);
   }
 
   /**
@@ -53,7 +62,7 @@ public interface KafkaServer extends AutoCloseable {
    * @throws IllegalStateException if a deletion fails or is not accepted within 30 seconds
    */
   default void deleteTopics(Collection<String> names) {
-    KafkaClients.deleteTopics(bootstrapServers(), names);
+    KafkaClients.deleteTopics(clientProperties(), names);
   }
 
   /**
@@ -62,7 +71,7 @@ public interface KafkaServer extends AutoCloseable {
    * read, in the order polled, so the caller's assertion shows what is missing.
    */
   default List<ConsumerRecord<String, byte[]>> consume(String topic, int expectedCount, Duration timeout) {
-    return KafkaClients.consume(bootstrapServers(), topic, expectedCount, timeout);
+    return KafkaClients.consume(clientProperties(), topic, expectedCount, timeout);
   }
 
   /** Stops the broker and deletes its logs. */

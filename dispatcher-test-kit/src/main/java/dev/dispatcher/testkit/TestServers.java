@@ -16,6 +16,7 @@ public final class TestServers {
 
   private static PostgresServer postgres;
   private static KafkaServer kafka;
+  private static KafkaServer kafkaCreatingTopics;
 
   private TestServers() {}
 
@@ -35,6 +36,18 @@ public final class TestServers {
       kafka = stopAtExit(useContainers() ? ContainerKafkaServer.start() : EmbeddedKafkaServer.start(), "kafka");
     }
     return kafka;
+  }
+
+  /**
+   * A second shared broker, one that creates topics on first use ({@link EmbeddedKafkaServer#startCreatingTopics()},
+   * {@code auto.create.topics.enable=true} as Kafka's default): for tests of what a new topic's records get there.
+   * Always embedded, even in container mode. Isolate tests with distinct topic names.
+   */
+  public static synchronized KafkaServer kafkaCreatingTopics() {
+    if (kafkaCreatingTopics == null) {
+      kafkaCreatingTopics = stopAtExit(EmbeddedKafkaServer.startCreatingTopics(), "kafka-creating-topics");
+    }
+    return kafkaCreatingTopics;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.dispatcher.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -15,6 +17,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -61,6 +64,28 @@ class EmbeddedKafkaServerTest {
         names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       }
       assertThat(names).doesNotContain("kit-deleted");
+    }
+  }
+
+  @Test
+  void aBrokerCreatingTopicsCreatesANewTopicOnAProducersFirstSendAndTheSharedOneDoesNot() throws Exception {
+    KafkaServer creating = TestServers.kafkaCreatingTopics();
+    String topic = "kit-created-" + UUID.randomUUID();
+
+    try (KafkaProducer<String, byte[]> producer = producer(creating.bootstrapServers())) {
+      producer.send(new ProducerRecord<>(topic, "k", bytes("first"))).get(30, TimeUnit.SECONDS);
+    }
+    try (KafkaProducer<String, byte[]> producer = producer(kafka.bootstrapServers(),
+        Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000))) {
+      assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, "k", bytes("first"))).get())
+          .as("the shared broker does not create topics").hasRootCauseInstanceOf(UnknownTopicOrPartitionException.class);
+    }
+
+    assertThat(creating.consume(topic, 1, Duration.ofSeconds(15))).singleElement()
+        .satisfies(record -> assertThat(record.value()).isEqualTo(bytes("first")));
+    try (Admin admin = Admin.create(creating.clientProperties())) {
+      assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+          .partitions()).as("num.partitions of the creating broker").hasSize(3);
     }
   }
 

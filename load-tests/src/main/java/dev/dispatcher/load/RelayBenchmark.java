@@ -7,6 +7,7 @@ import dev.dispatcher.load.blackbox.BlackBoxInboxBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
 import dev.dispatcher.load.blackbox.FormatsDrainBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
+import dev.dispatcher.load.blackbox.NewTopicBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
 import dev.dispatcher.load.blackbox.ScaleBenchmark;
 import dev.dispatcher.load.blackbox.SourcesBenchmark;
@@ -20,6 +21,7 @@ import dev.dispatcher.load.mode.BlackBox;
 import dev.dispatcher.load.mode.BlackBoxFormats;
 import dev.dispatcher.load.mode.BlackBoxInbox;
 import dev.dispatcher.load.mode.BlackBoxLatency;
+import dev.dispatcher.load.mode.BlackBoxNewTopic;
 import dev.dispatcher.load.mode.BlackBoxScale;
 import dev.dispatcher.load.mode.BlackBoxSources;
 import dev.dispatcher.load.mode.Drain;
@@ -57,7 +59,7 @@ public final class RelayBenchmark {
         }
         BenchLog.startRun();
         BenchResult result;
-        try (BenchEnvironment env = BenchEnvironment.start(mode.servers())) {
+        try (BenchEnvironment env = BenchEnvironment.start(mode.servers(), mode.brokerCreatesTopics())) {
             result = run(env, mode);
         }
         System.out.println(result.line());
@@ -82,6 +84,7 @@ public final class RelayBenchmark {
             case BlackBoxFormats f -> FormatsDrainBenchmark.run(env, f);
             case Sustained s -> SustainedBenchmark.run(env, s);
             case BlackBoxInbox b -> BlackBoxInboxBenchmark.run(env, b);
+            case BlackBoxNewTopic b -> NewTopicBenchmark.run(env, b);
         };
     }
 }

@@ -86,7 +86,8 @@ public record InboxProperties(List<Consumer> consumers) {
      *     with {@code dispatcher-dead-letter-reason}, {@code dispatcher-attempts} and {@code
      *     dispatcher-original-topic}) before its row turns {@code DEAD_LETTERED}; {@code {topic}} stands for the
      *     record's topic; checked at start-up against the consumer's topics (a topic name, not one it reads);
-     *     empty (the default): off
+     *     empty (the default): off. Where the brokers create topics on first use, a dead-letter topic that does not
+     *     exist is created by its first record
      */
     @ConfigurationPropertiesSource
     public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,

@@ -36,14 +36,18 @@ import org.springframework.util.unit.DataSize;
  *     bytes as well as by {@code max-in-flight-batches x batch-size} rows; shared evenly by the sources as
  *     {@code max-in-flight-batches} is
  * @param missingTopicTimeout how long a topic may be missing (seen so by one instance, without a break) before its
- *     rows are dead-lettered with the cause; until then they are held back, attempts unspent
+ *     rows are dead-lettered with the cause; until then they are held back, attempts unspent. Where the brokers
+ *     create topics on first use ({@code auto.create.topics.enable=true}, learned from the cluster: nothing to set),
+ *     a missing topic is created by the producer's metadata request and its rows are delivered; the timeout then
+ *     holds only for a topic that is not created (the principal may not create it)
  * @param format the records' format: {@code plain} (Dispatcher's headers, the payload as the value),
  *     {@code cloudevents-binary} or {@code cloudevents-structured} (CloudEvents Kafka protocol binding 1.0)
  * @param cloudevents the CloudEvents attributes the configuration gives: {@code source}, required with a CloudEvents
  *     format
  * @param deadLetterTopic where a dead-lettered row is also published (its record in the relay's format, with {@code
  *     dispatcher-dead-letter-reason}, {@code dispatcher-attempts} and {@code dispatcher-original-topic}) before its
- *     row turns {@code DEAD_LETTERED}; {@code {topic}} stands for the row's topic; empty (the default): off
+ *     row turns {@code DEAD_LETTERED}; {@code {topic}} stands for the row's topic; empty (the default): off. Where
+ *     the brokers create topics on first use, a dead-letter topic that does not exist is created by its first record
  */
 public record RelayProperties(
         int batchSize,

@@ -4,8 +4,10 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.app.observe.MessageLogContext;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -19,7 +21,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>The records go through the queue's {@link RecordPublisher} as one unordered hand-off: topic readiness applies as
  * to any record (a missing dead-letter topic is refused without a send, and is a failure of that topic alone), and
- * no breaker counts them.
+ * no breaker counts them. Where the brokers create topics on first use, a dead-letter topic that does not exist yet
+ * is created first ({@link RecordPublisher#awaitCreated}), so its first dead letters reach it.
  *
  * <p>At least once: a row whose dead-letter transition is then not applied (its lease was lost meanwhile) may be
  * published again by the worker that finishes it.
@@ -74,8 +77,13 @@ public final class DeadLetterPublisher {
             return Mono.empty();
         }
         List<OutboundRecord> records = new ArrayList<>(letters.size());
-        letters.forEach(letter -> records.add(letter.record()));
-        return Mono.defer(() -> publisher.publish(records, false, RecordPublisher.Pace.PROMPT))
+        Set<String> topics = new HashSet<>();
+        letters.forEach(letter -> {
+            records.add(letter.record());
+            topics.add(letter.record().topic());
+        });
+        return Mono.defer(() -> publisher.awaitCreated(topics))
+                .then(Mono.defer(() -> publisher.publish(records, false, RecordPublisher.Pace.PROMPT)))
                 .onErrorResume(e -> Mono.just(records.stream()
                         .<PublishResult>map(r -> new PublishResult.NotSent(e.toString())).toList()))
                 .doOnNext(results -> {
@@ -90,6 +98,7 @@ public final class DeadLetterPublisher {
         PublishFailureCause cause = switch (result) {
             case PublishResult.Sent sent -> null;
             case PublishResult.Failed failed -> failed.failure().cause();
+            case PublishResult.NotYet notYet -> PublishFailureCause.UNKNOWN_TOPIC; // still being created
             case PublishResult.NotSent notSent -> PublishFailureCause.OTHER;
         };
         if (cause != null) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -52,12 +53,13 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Hand-off runs on a dedicated single thread (not a Reactor non-blocking thread: {@code KafkaProducer.send}
  * may block up to {@code max.block.ms}). No send waits there for one topic's metadata: a topic is looked up first,
- * off that thread, and a topic that cannot take records is not handed off at all ({@link TopicReadiness}). Producer
- * callbacks only classify and complete a future; results continue on {@link Schedulers#parallel()}. A hand-off's
- * result waits at most {@code max.block.ms} for acknowledgements: a record still unacknowledged then (a partition
- * without a leader, a broker gone) is reported as its topic timing out, so a batch is never held for the producer's
- * whole {@code delivery.timeout.ms}; the producer may still deliver it, and the row, given back, is sent again (at
- * least once). A record larger than its topic takes ({@code max.message.bytes}, read with the topic's lookup) is
+ * off that thread, and a topic that cannot take records is not handed off at all ({@link TopicReadiness}; a topic
+ * that does not exist is created there where the brokers create topics on first use, and refused until it is).
+ * Producer callbacks only classify and complete a future; results continue on {@link Schedulers#parallel()}. A
+ * hand-off's result waits at most {@code max.block.ms} for acknowledgements: a record still unacknowledged then (a
+ * partition without a leader, a broker gone) is reported as its topic timing out, so a batch is never held for the
+ * producer's whole {@code delivery.timeout.ms}; the producer may still deliver it, and the row, given back, is sent
+ * again (at least once). A record larger than its topic takes ({@code max.message.bytes}, read with the topic's lookup) is
  * refused before hand-off as too large: sent, it would not fail at once but be split and retried by the producer
  * until {@code delivery.timeout.ms} whenever it shares a batch with another record of its partition.
  */
@@ -70,6 +72,8 @@ final class KafkaClientsPublisher implements RecordPublisher {
     private final Admin admin;
     private final Scheduler sendScheduler;
     private final TopicReadiness topics;
+    /** The one warning for the admin calls Kafka refuses this client. */
+    private final AdminRefusals refusals = new AdminRefusals();
     /** How long a hand-off waits for acknowledgements: the producer's {@code max.block.ms}. */
     private final Duration ackTimeout;
     /** The result of a record still unacknowledged after {@link #ackTimeout}. */
@@ -117,7 +121,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 PublishFailureCause.TIMEOUT, "no acknowledgement from Kafka within " + ackTimeout));
         this.topics = new TopicReadiness(admin, promptProducer == producer ? List.of(producer)
                 : List.of(producer, promptProducer), ackTimeout,
-                task -> Schedulers.boundedElastic().schedule(task), clock);
+                task -> Schedulers.boundedElastic().schedule(task), refusals, clock);
     }
 
     /** The producer's {@code max.block.ms} (Kafka's default, 60 s, when not set). */
@@ -287,7 +291,14 @@ final class KafkaClientsPublisher implements RecordPublisher {
         Map<String, TopicReadiness.Readiness> readiness = limits.readiness();
         List<List<CompletableFuture<PublishResult>>> results = new ArrayList<>(lanes.size());
         Map<String, SendFailure> refused = new HashMap<>();
-        readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> refused.put(topic, failure)));
+        Map<String, PublishResult.NotYet> creating = new HashMap<>();
+        readiness.forEach((topic, r) -> r.refusal().ifPresent(failure -> {
+            if (r.creating()) {
+                creating.put(topic, new PublishResult.NotYet(failure.description()));
+            } else {
+                refused.put(topic, failure);
+            }
+        }));
         boolean brokerDown = false;
         for (Lane lane : lanes) {
             List<CompletableFuture<PublishResult>> laneResults = new ArrayList<>(lane.records().size());
@@ -297,12 +308,15 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 CompletableFuture<PublishResult> result = new CompletableFuture<>();
                 laneResults.add(result);
                 SendFailure refusal = refused.get(record.topic());
+                PublishResult.NotYet notYet = creating.get(record.topic());
                 if (brokerDown) {
                     result.complete(new PublishResult.NotSent("the broker was unavailable for an earlier record"));
                 } else if (stopped) {
                     result.complete(new PublishResult.NotSent("an earlier record of this lane failed"));
                 } else if (refusal != null) {
                     result.complete(new PublishResult.Failed(refusal));
+                } else if (notYet != null) {
+                    result.complete(notYet);
                 } else {
                     send(producer, record, limits.oversized().contains(record.topic())
                             ? OptionalInt.of(readiness.get(record.topic()).maxMessageBytes()) : OptionalInt.empty(),
@@ -370,13 +384,20 @@ final class KafkaClientsPublisher implements RecordPublisher {
     }
 
     @Override
+    public Mono<Void> awaitCreated(Collection<String> topics) {
+        return this.topics.created(Set.copyOf(topics)).publishOn(Schedulers.parallel());
+    }
+
+    @Override
     public Mono<Boolean> probe(Duration timeout) {
         return Mono.fromFuture(() -> admin
                         .describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
                         .nodes().toCompletionStage().toCompletableFuture())
                 .map(nodes -> !nodes.isEmpty())
                 .timeout(timeout.plusMillis(500))
-                .onErrorReturn(false)
+                // a refusal is an answer: the cluster is up, this client just may not describe it
+                .onErrorResume(e -> Mono.just(refusals.refused("describeCluster", e, "takes the refusal as the"
+                        + " cluster's answer that it is up")))
                 .publishOn(Schedulers.parallel());
     }
 

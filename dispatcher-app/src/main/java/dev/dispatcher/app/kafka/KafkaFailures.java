@@ -110,7 +110,8 @@ public final class KafkaFailures {
         return "topic '" + topic + "' does not exist (" + Errors.UNKNOWN_TOPIC_OR_PARTITION.name() + ")";
     }
 
-    private static Throwable unwrap(Throwable error) {
+    /** {@code error} without the wrappers futures and the admin client put around Kafka's own exception. */
+    static Throwable unwrap(Throwable error) {
         Throwable e = error;
         while ((e instanceof ExecutionException || e instanceof CompletionException
                 || (e.getClass() == KafkaException.class)) && e.getCause() != null) {

@@ -16,6 +16,16 @@ public sealed interface PublishResult {
         }
     }
 
+    /**
+     * The record was not handed off because its topic cannot take it yet but is about to (the brokers are creating it
+     * on first use): a routine wait, not a failure; offer it again shortly.
+     */
+    record NotYet(String reason) implements PublishResult {
+        public NotYet {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
     /** The record was not handed off (an earlier record of its lane failed, or the broker was unreachable). */
     record NotSent(String reason) implements PublishResult {
         public NotSent {

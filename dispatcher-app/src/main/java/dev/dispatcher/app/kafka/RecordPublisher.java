@@ -1,6 +1,7 @@
 package dev.dispatcher.app.kafka;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -80,6 +81,17 @@ public interface RecordPublisher extends AutoCloseable {
      */
     default Mono<Optional<SendFailure>> checkTopic(String topic) {
         return Mono.just(Optional.empty());
+    }
+
+    /**
+     * Completes once none of {@code topics} is being created. Where the brokers create topics on first use, a topic
+     * that does not exist is created by the producer's own metadata request, and until that ended its records are
+     * refused as missing (the relay holds such rows back and sends them a moment later); records that nothing holds
+     * back (dead letters) wait here first, so they go to the created topic. Bounded by {@code max.block.ms}; never
+     * errors. The default completes at once.
+     */
+    default Mono<Void> awaitCreated(Collection<String> topics) {
+        return Mono.empty();
     }
 
     /** Flushes and closes the producer and admin client. */

@@ -2,6 +2,7 @@ package dev.dispatcher.app.kafka;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -105,6 +106,11 @@ final class TopicDurabilityWarnings implements RecordPublisher {
     @Override
     public Mono<Optional<SendFailure>> checkTopic(String topic) {
         return delegate.checkTopic(topic);
+    }
+
+    @Override
+    public Mono<Void> awaitCreated(Collection<String> topics) {
+        return delegate.awaitCreated(topics);
     }
 
     private void meetAll(List<OutboundRecord> records) {

@@ -2,18 +2,19 @@ package dev.dispatcher.app.kafka;
 
 import dev.dispatcher.app.kafka.SendFailure.Scope;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
+import dev.dispatcher.app.observe.TopicTable;
 import dev.dispatcher.domain.FailureKind;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.protocol.Errors;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -43,10 +45,22 @@ import reactor.core.publisher.Mono;
  * can take records is then looked up by each producer ({@code partitionsFor}) on a bounded-elastic thread, so the
  * producers hold its metadata before its first send. Each lookup is bounded by {@code timeout}.
  *
- * <p>Answers are cached per topic: a ready topic stays ready until a send finds its metadata gone ({@link #refuse}:
- * a topic deleted while rows wait costs that one send up to {@code max.block.ms} on the send thread, once); a
- * refusal holds for {@link #REFUSAL_TTL}, so a topic created meanwhile is sent to soon after. Thread-safe:
- * concurrent callers share one lookup per topic.
+ * <p>A topic that does not exist is created where the brokers create topics on first use ({@link TopicCreation}:
+ * the producer's own metadata request, off every caller's thread): until that ends its readiness says it is being
+ * created ({@link Readiness#creating}: its records wait, they do not fail), and the answer is looked up again as
+ * soon as the attempt ended ({@link #created} waits for it). Where the brokers do not create topics it is refused
+ * as missing.
+ *
+ * <p>The admin calls may be refused to a principal granted only what producing needs ({@link AdminRefusals}: one
+ * warning): without DescribeConfigs a topic's limits are unknown and the broker's answer to each send decides;
+ * without Describe on a topic the producers' own lookup decides whether it takes records (a topic they may not
+ * describe either is refused as not authorised).
+ *
+ * <p>Answers are cached per topic, at most {@link TopicTable#DEFAULT_CAPACITY} topics (topic names come from the
+ * applications): a ready topic stays ready until a send finds its metadata gone ({@link #refuse}: a topic deleted
+ * while rows wait costs that one send up to {@code max.block.ms} on the send thread, once); a refusal holds for
+ * {@link #REFUSAL_TTL}, so a topic created meanwhile is sent to soon after. Thread-safe: concurrent callers share
+ * one lookup per topic.
  */
 final class TopicReadiness {
 
@@ -58,7 +72,9 @@ final class TopicReadiness {
     private final Duration timeout;
     private final Executor lookups;
     private final Clock clock;
-    private final ConcurrentMap<String, CompletableFuture<Answer>> topics = new ConcurrentHashMap<>();
+    private final AdminRefusals refusals;
+    private final TopicCreation creation;
+    private final TopicTable<CompletableFuture<Answer>> topics;
 
     /**
      * What a lookup says of one topic.
@@ -66,35 +82,71 @@ final class TopicReadiness {
      * @param refusal empty when the topic can take records, else why not
      * @param maxMessageBytes the largest record batch the topic takes ({@code max.message.bytes}, the broker's
      *     {@code message.max.bytes} unless the topic sets its own), {@link Integer#MAX_VALUE} when unknown
+     * @param creating whether the refusal is for a topic the brokers are creating on first use, which takes records
+     *     as soon as that ended
      */
-    record Readiness(Optional<SendFailure> refusal, int maxMessageBytes) {
+    record Readiness(Optional<SendFailure> refusal, int maxMessageBytes, boolean creating) {
+
+        Readiness(Optional<SendFailure> refusal, int maxMessageBytes) {
+            this(refusal, maxMessageBytes, false);
+        }
 
         static Readiness refused(SendFailure failure) {
             return new Readiness(Optional.of(failure), Integer.MAX_VALUE);
         }
-    }
 
-    /** A lookup's answer and when it was given. */
-    private record Answer(Readiness readiness, Instant at) {
-    }
-
-    /** What the topic's configuration says: the parts a lookup uses. */
-    private record Limits(int minInSyncReplicas, int maxMessageBytes) {
-        static final Limits UNKNOWN = new Limits(1, Integer.MAX_VALUE);
+        /** Refused while the brokers create the topic ({@code missing} says so). */
+        static Readiness creating(SendFailure missing) {
+            return new Readiness(Optional.of(missing), Integer.MAX_VALUE, true);
+        }
     }
 
     /**
-     * @param producers the producers that must hold a ready topic's metadata
+     * A lookup's answer and when it was given; {@code creating}, for a topic being created ({@link
+     * Readiness#creating}), completes when the attempt ended (and the answer with it).
+     */
+    private record Answer(Readiness readiness, Instant at, @Nullable CompletableFuture<Void> creating) {
+    }
+
+    /** A lookup's readiness, and the attempt to create the topic when one is under way. */
+    private record Found(Readiness readiness, @Nullable CompletableFuture<Void> creating) {
+
+        static Found of(Readiness readiness) {
+            return new Found(readiness, null);
+        }
+    }
+
+    /** A topic that takes records, of unknown limits. */
+    private static final Readiness UNKNOWN_LIMITS = new Readiness(Optional.empty(), Integer.MAX_VALUE);
+
+    /**
+     * What the topic's configuration says: the parts a lookup uses; {@code error} why they are unknown, if they are
+     * for want of an answer.
+     */
+    private record Limits(int minInSyncReplicas, int maxMessageBytes, @Nullable Throwable error) {
+        static final Limits UNKNOWN = new Limits(1, Integer.MAX_VALUE, null);
+
+        static Limits unknown(Throwable error) {
+            return new Limits(UNKNOWN.minInSyncReplicas(), UNKNOWN.maxMessageBytes(), error);
+        }
+    }
+
+    /**
+     * @param producers the producers that must hold a ready topic's metadata; the first asks for missing topics
      * @param timeout the bound of each admin request and producer lookup ({@code max.block.ms})
      * @param lookups runs the producers' blocking lookups (a bounded-elastic scheduler)
      */
     TopicReadiness(Admin admin, List<Producer<String, byte[]>> producers, Duration timeout, Executor lookups,
-            Clock clock) {
+            AdminRefusals refusals, Clock clock) {
         this.admin = admin;
         this.producers = List.copyOf(producers);
         this.timeout = timeout;
         this.lookups = lookups;
         this.clock = clock;
+        this.refusals = refusals;
+        this.creation = new TopicCreation(admin, this.producers.getFirst(), timeout, lookups, refusals, clock);
+        this.topics = TopicTable.dropping("topic readiness answers", (topic, answer) -> {
+        }, clock);
     }
 
     /**
@@ -112,10 +164,10 @@ final class TopicReadiness {
                 settled &= answer.isDone();
             }
             if (settled) {
-                return Mono.just(refusals(answers));
+                return Mono.just(readinessOf(answers));
             }
             return Mono.fromFuture(CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new)), true)
-                    .then(Mono.fromSupplier(() -> refusals(answers)));
+                    .then(Mono.fromSupplier(() -> readinessOf(answers)));
         });
     }
 
@@ -125,9 +177,28 @@ final class TopicReadiness {
      * the topic takes (an operator may just have raised the topic's limit to let it through). Never errors.
      */
     Mono<Readiness> lookUpNow(String topic) {
-        return Mono.defer(() -> Mono.fromFuture(topics.compute(topic,
-                        (name, known) -> known != null && !known.isDone() ? known : lookUp(name)), true))
+        return Mono.defer(() -> Mono.fromFuture(Objects.requireNonNull(topics.compute(topic,
+                        (name, known) -> known != null && !known.isDone() ? known : lookUp(name))), true))
                 .map(Answer::readiness);
+    }
+
+    /**
+     * Completes once none of {@code names} is being created: each is looked up (from the cache when known), and an
+     * attempt to create one that does not exist ({@link TopicCreation}) is waited for, so that the next {@link
+     * #readiness} answers for the created topic. For records that nothing else waits for (dead letters), where
+     * refusing the records of a topic being created would lose them to the table. Bounded by the attempts' own
+     * bound; never errors.
+     */
+    Mono<Void> created(Set<String> names) {
+        return Mono.defer(() -> {
+            Instant now = clock.instant();
+            List<CompletableFuture<Void>> attempts = new ArrayList<>(names.size());
+            for (String name : names) {
+                attempts.add(answer(name, now).thenCompose(answer -> answer.creating() == null
+                        ? CompletableFuture.completedFuture(null) : answer.creating()));
+            }
+            return Mono.fromFuture(CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new)), true);
+        });
     }
 
     /**
@@ -136,23 +207,28 @@ final class TopicReadiness {
      * {@link #REFUSAL_TTL}. Cheap: safe on the producer's I/O thread.
      */
     void refuse(String topic, SendFailure failure) {
-        topics.put(topic, CompletableFuture.completedFuture(new Answer(Readiness.refused(failure), clock.instant())));
+        CompletableFuture<Answer> refused = CompletableFuture.completedFuture(
+                new Answer(Readiness.refused(failure), clock.instant(), null));
+        topics.compute(topic, (name, known) -> refused);
     }
 
-    private static Map<String, Readiness> refusals(Map<String, CompletableFuture<Answer>> answers) {
-        Map<String, Readiness> refusals = new HashMap<>(answers.size() * 2);
-        answers.forEach((name, answer) -> refusals.put(name, answer.join().readiness()));
-        return refusals;
+    private static Map<String, Readiness> readinessOf(Map<String, CompletableFuture<Answer>> answers) {
+        Map<String, Readiness> readiness = new HashMap<>(answers.size() * 2);
+        answers.forEach((name, answer) -> readiness.put(name, answer.join().readiness()));
+        return readiness;
     }
 
     private CompletableFuture<Answer> answer(String topic, Instant now) {
-        return topics.compute(topic, (name, known) -> known != null && !expired(known, now) ? known : lookUp(name));
+        return Objects.requireNonNull(topics.compute(topic,
+                (name, known) -> known != null && !expired(known, now) ? known : lookUp(name)));
     }
 
+    /** Whether a refusal is older than {@link #REFUSAL_TTL}, or was given while an attempt that has ended ran. */
     private static boolean expired(CompletableFuture<Answer> known, Instant now) {
         Answer answer = known.getNow(null);
         return answer != null && answer.readiness().refusal().isPresent()
-                && !now.isBefore(answer.at().plus(REFUSAL_TTL));
+                && (!now.isBefore(answer.at().plus(REFUSAL_TTL))
+                        || (answer.creating() != null && answer.creating().isDone()));
     }
 
     /** Starts the lookup of {@code topic}: the admin request is only queued here; nothing blocks the caller. */
@@ -165,16 +241,62 @@ final class TopicReadiness {
         CompletableFuture<Limits> limits = plain(admin
                 .describeConfigs(List.of(resource), new DescribeConfigsOptions().timeoutMs(ms)).all()
                 .thenApply(configs -> limits(configs.get(resource))))
-                .exceptionally(e -> Limits.UNKNOWN); // no right to read configs: the send itself will say
-        return described.thenCombine(limits, (description, known) -> unusable(topic, description,
-                        known.minInSyncReplicas()).map(Readiness::refused)
-                        .orElse(new Readiness(Optional.empty(), known.maxMessageBytes())))
+                .exceptionally(Limits::unknown); // missing, or no right to read configs: the send itself will say
+        return described.thenCombine(limits, (description, known) -> {
+                    if (known.error() != null) { // of a topic this client may describe: a refusal is worth a word
+                        refusals.refused("describeConfigs of topic '" + topic + "'", known.error(), "checks no"
+                                + " record against the topic's max.message.bytes and min.insync.replicas: the"
+                                + " broker's answer to each send decides");
+                    }
+                    return unusable(topic, description, known.minInSyncReplicas()).map(Readiness::refused)
+                            .orElse(new Readiness(Optional.empty(), known.maxMessageBytes()));
+                })
                 .thenCompose(readiness -> readiness.refusal().isPresent()
-                        ? CompletableFuture.completedFuture(readiness)
-                        : CompletableFuture.supplyAsync(() -> lookUpInProducers(topic, readiness), lookups))
+                        ? CompletableFuture.completedFuture(Found.of(readiness))
+                        : inProducers(topic, readiness))
+                .exceptionallyCompose(error -> notDescribed(topic, error))
                 .orTimeout(timeout.multipliedBy(2).plusSeconds(1).toMillis(), TimeUnit.MILLISECONDS)
-                .handle((readiness, error) -> new Answer(error == null ? readiness
-                        : Readiness.refused(KafkaFailures.classify(error, topic)), clock.instant()));
+                .handle((found, error) -> error == null
+                        ? new Answer(found.readiness(), clock.instant(), found.creating())
+                        : new Answer(Readiness.refused(KafkaFailures.classify(error, topic)), clock.instant(), null));
+    }
+
+    /** {@code readiness} once each producer holds the topic's metadata (fetched on a bounded-elastic thread). */
+    private CompletableFuture<Found> inProducers(String topic, Readiness readiness) {
+        return CompletableFuture.supplyAsync(() -> Found.of(lookUpInProducers(topic, readiness)), lookups);
+    }
+
+    /**
+     * What a topic the admin client could not describe gets: one that does not exist is created where the brokers
+     * create topics ({@link TopicCreation}) and refused as missing meanwhile; one the admin client may not describe
+     * is ready if the producers may use it (their own lookup decides: a refused admin call degrades to the
+     * producer's answer); anything else is the lookup's error.
+     */
+    private CompletableFuture<Found> notDescribed(String topic, Throwable error) {
+        SendFailure failure = KafkaFailures.classify(error, topic);
+        if (failure.cause() == PublishFailureCause.UNKNOWN_TOPIC) {
+            return creation.attempt(topic).thenCompose(attempt -> switch (attempt) {
+                case TopicCreation.Attempt.UnderWay underWay -> CompletableFuture.completedFuture(new Found(
+                        Readiness.creating(new SendFailure(failure.kind(), failure.scope(), failure.cause(),
+                                KafkaFailures.unknownTopic(topic) + "; the brokers create topics on first use and it"
+                                        + " is being created")), underWay.done()));
+                case TopicCreation.Attempt.NotAsked notAsked -> CompletableFuture.completedFuture(Found.of(
+                        Readiness.refused(notAsked.why().isEmpty() ? failure : new SendFailure(failure.kind(),
+                                failure.scope(), failure.cause(), KafkaFailures.unknownTopic(topic) + "; "
+                                + notAsked.why()))));
+                case TopicCreation.Attempt.Created created -> inProducers(topic, UNKNOWN_LIMITS);
+            });
+        }
+        if (failure.cause() == PublishFailureCause.AUTHORIZATION && failure.scope() == Scope.TOPIC) {
+            // a producer that may not describe the topic fails here too: the topic is then refused as unauthorised
+            return inProducers(topic, UNKNOWN_LIMITS)
+                    .thenApply(found -> {
+                        refusals.refused("describeTopics of topic '" + topic + "'", error, "takes the producers'"
+                                + " own lookup of the topic, which may be written");
+                        return found;
+                    });
+        }
+        return CompletableFuture.failedFuture(error);
     }
 
     /**
@@ -182,7 +304,7 @@ final class TopicReadiness {
      * so {@code orTimeout} on anything derived from them never fires (an admin call waiting for a node of an
      * unreachable cluster then took its 60 s default instead of the bound).
      */
-    private static <T> CompletableFuture<T> plain(KafkaFuture<T> future) {
+    static <T> CompletableFuture<T> plain(KafkaFuture<T> future) {
         CompletableFuture<T> plain = new CompletableFuture<>();
         future.whenComplete((value, error) -> {
             if (error == null) {
@@ -203,7 +325,7 @@ final class TopicReadiness {
     private static Limits limits(Config config) {
         return config == null ? Limits.UNKNOWN : new Limits(
                 intConfig(config, TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, 1),
-                intConfig(config, TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.MAX_VALUE));
+                intConfig(config, TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.MAX_VALUE), null);
     }
 
     private static int intConfig(Config config, String name, int absent) {

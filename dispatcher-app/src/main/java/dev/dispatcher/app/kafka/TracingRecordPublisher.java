@@ -4,6 +4,7 @@ import dev.dispatcher.app.observe.MessageTracing;
 import io.micrometer.tracing.Span;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -99,6 +100,7 @@ final class TracingRecordPublisher implements RecordPublisher {
             }
             case PublishResult.Failed failed -> span.tag("dispatcher.failure", failed.failure().kind().name())
                     .error(new PublishFailed(failed.failure().description()));
+            case PublishResult.NotYet notYet -> span.tag("dispatcher.not_attempted", notYet.reason());
             case PublishResult.NotSent notSent -> span.tag("dispatcher.not_attempted", notSent.reason());
         }
         span.end();
@@ -112,6 +114,11 @@ final class TracingRecordPublisher implements RecordPublisher {
     @Override
     public Mono<Optional<SendFailure>> checkTopic(String topic) {
         return delegate.checkTopic(topic);
+    }
+
+    @Override
+    public Mono<Void> awaitCreated(Collection<String> topics) {
+        return delegate.awaitCreated(topics);
     }
 
     @Override

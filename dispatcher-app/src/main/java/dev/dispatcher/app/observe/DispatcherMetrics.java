@@ -9,13 +9,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *       stored as received</li>
  *   <li>{@code dispatcher.publish.failures{topic, cause}}: records a topic could not take (outbox rows, and
  *       dead-lettered messages their dead-letter topic refused), by the cause classified where the error was seen
- *       ({@link PublishFailureCause})</li>
+ *       ({@link PublishFailureCause}); series for at most {@link #MAX_FAILURE_TOPICS} topics, the failures of
+ *       further ones under {@code topic="(other)"}</li>
  * </ul>
  * Every meter carries the {@code source} tag of the database its messages live in ({@code default} for {@code
  * spring.r2dbc.*}): one instance per source. Thread-safe.
@@ -114,8 +118,16 @@ public final class DispatcherMetrics {
 
     /** The metrics of the messages of {@code source}, each meter tagged {@code source=<source>}. */
     public DispatcherMetrics(MeterRegistry registry, String source) {
+        this(registry, source, Clock.systemUTC());
+    }
+
+    /** {@link #DispatcherMetrics(MeterRegistry, String)} whose per-topic counters age by {@code clock}. */
+    public DispatcherMetrics(MeterRegistry registry, String source, Clock clock) {
         this.registry = registry;
         this.source = source;
+        this.publishFailures = new TopicTable<>("publish failure counters (source " + source + ")",
+                MAX_FAILURE_TOPICS, FAILURE_TOPIC_IDLE, TopicTable.WhenFull.REFUSE_NEW,
+                (topic, counters) -> counters.each(registry::remove), clock);
         for (Queue queue : Queue.values()) {
             totals.put(queue, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
         }
@@ -255,27 +267,75 @@ public final class DispatcherMetrics {
         }
     }
 
-    /** The tags of one {@code dispatcher.publish.failures} counter. */
-    private record PublishFailureKey(String topic, PublishFailureCause cause) {
+    /**
+     * The most topics {@code dispatcher.publish.failures} keeps series for; failures of further topics count under
+     * {@link #OTHER_TOPICS} until a topic's series has gone {@link #FAILURE_TOPIC_IDLE} without a count and is
+     * removed.
+     */
+    public static final int MAX_FAILURE_TOPICS = 1_000;
+    /** How long a topic's failure series stays without a count before a full table may remove it. */
+    public static final Duration FAILURE_TOPIC_IDLE = Duration.ofHours(1);
+    /**
+     * The {@code topic} tag of the failures of topics beyond {@link #MAX_FAILURE_TOPICS}: not a valid Kafka topic
+     * name, so it never stands for a real one.
+     */
+    public static final String OTHER_TOPICS = "(other)";
+
+    /** One topic's {@code dispatcher.publish.failures} counters, by cause, registered on first use. */
+    private final class FailureCounters {
+        private final String topic;
+        private final AtomicReferenceArray<Counter> byCause =
+                new AtomicReferenceArray<>(PublishFailureCause.values().length);
+
+        FailureCounters(String topic) {
+            this.topic = topic;
+        }
+
+        Counter counter(PublishFailureCause cause) {
+            Counter counter = byCause.get(cause.ordinal());
+            if (counter == null) {
+                // registering twice gives the registry's one counter back: a lost race costs nothing
+                counter = Counter.builder("dispatcher.publish.failures")
+                        .description("Outbox rows a topic could not take, by cause")
+                        .tag("topic", topic)
+                        .tag("cause", cause.tag())
+                        .tag(SOURCE_TAG, source)
+                        .register(registry);
+                byCause.set(cause.ordinal(), counter);
+            }
+            return counter;
+        }
+
+        void each(Consumer<Counter> action) {
+            for (int i = 0; i < byCause.length(); i++) {
+                Counter counter = byCause.get(i);
+                if (counter != null) {
+                    action.accept(counter);
+                }
+            }
+        }
     }
 
-    private final ConcurrentMap<PublishFailureKey, Counter> publishFailures = new ConcurrentHashMap<>();
+    /** Failure counters by topic, bounded ({@link #MAX_FAILURE_TOPICS}): topic names come from applications. */
+    private final TopicTable<FailureCounters> publishFailures;
+    /** The counters of {@link #OTHER_TOPICS}, outside the table so they are never removed. */
+    private final FailureCounters otherTopics = new FailureCounters(OTHER_TOPICS);
 
     /**
      * Counts {@code count} rows of {@code topic} that failed to publish, or were held back because their topic was
-     * failing, for {@code cause}.
+     * failing, for {@code cause}: under {@link #OTHER_TOPICS} when {@link #MAX_FAILURE_TOPICS} other topics have
+     * series already.
      */
     public void publishFailures(String topic, PublishFailureCause cause, long count) {
         if (count > 0) {
-            publishFailures.computeIfAbsent(new PublishFailureKey(topic, cause),
-                            key -> Counter.builder("dispatcher.publish.failures")
-                                    .description("Outbox rows a topic could not take, by cause")
-                                    .tag("topic", key.topic())
-                                    .tag("cause", key.cause().tag())
-                                    .tag(SOURCE_TAG, source)
-                                    .register(registry))
-                    .increment(count);
+            FailureCounters counters = publishFailures.computeIfAbsent(topic, FailureCounters::new);
+            (counters == null ? otherTopics : counters).counter(cause).increment(count);
         }
+    }
+
+    /** How many topics have {@code dispatcher.publish.failures} series of their own (for tests). */
+    int failureTopics() {
+        return publishFailures.size();
     }
 
     /** Counts claims that took over an expired lease. */

@@ -123,6 +123,8 @@ final class LanePlan {
                     brokerFailed |= f.failure().brokerUnavailable();
                     (f.failure().topicUnavailable() ? failedTopics : answeredTopics).add(topic);
                 }
+                case PublishResult.NotYet n -> { // its topic is being created: a wait, neither failed nor answered
+                }
                 case PublishResult.NotSent n -> {
                 }
             }

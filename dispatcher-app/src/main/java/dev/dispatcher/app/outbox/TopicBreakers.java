@@ -5,6 +5,7 @@ import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.SendFailure;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
+import dev.dispatcher.app.observe.TopicTable;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
 import dev.dispatcher.domain.TopicOutage;
@@ -17,8 +18,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -38,6 +37,10 @@ import reactor.core.publisher.Mono;
  * send thread), and a yes half-opens the breaker. An outage ends with the topic's next published record. A row is
  * dead-lettered for a missing topic only on a fresh answer (the probe of its own hand-off), never on an older one
  * that may predate the topic's creation.
+ *
+ * <p>Bounded: at most {@link TopicTable#DEFAULT_CAPACITY} topics are tracked; beyond that, those not met for
+ * {@link TopicTable#DEFAULT_IDLE} (whose outage is over by then, {@link #QUIET_GAP}), then the least recently met,
+ * are dropped, breaker and all, and start afresh when met again.
  *
  * <p>Thread-safe: batches in flight use it concurrently; each topic's outage is one atomic reference.
  */
@@ -69,7 +72,8 @@ final class TopicBreakers {
     private final Duration missingTopicTimeout;
     private final DispatcherMetrics metrics;
     private final Clock clock;
-    private final ConcurrentMap<String, Topic> topics = new ConcurrentHashMap<>();
+    /** Bounded: topic names come from applications ({@link TopicTable}). */
+    private final TopicTable<Topic> topics;
 
     /** One topic's breaker and current outage (null while healthy). */
     private record Topic(CircuitBreaker breaker, AtomicReference<Outage> outage, AtomicReference<Instant> nextProbe) {
@@ -93,6 +97,16 @@ final class TopicBreakers {
         this.missingTopicTimeout = Objects.requireNonNull(missingTopicTimeout, "missingTopicTimeout");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.topics = TopicTable.dropping("topic circuit breakers", this::dropped, clock);
+    }
+
+    /**
+     * Removes a dropped topic's breaker from the registry, unless the registry holds another one by now (the registry
+     * is shared by every source's relay): a topic met again gets a closed breaker and a fresh outage.
+     */
+    private void dropped(String name, Topic topic) {
+        String breaker = topic.breaker().getName();
+        registry.find(breaker).filter(b -> b == topic.breaker()).ifPresent(b -> registry.remove(breaker));
     }
 
     /**
@@ -114,8 +128,13 @@ final class TopicBreakers {
     }
 
     private Topic topic(String name) {
-        return topics.computeIfAbsent(name, n -> new Topic(registry.circuitBreaker("topic:" + n),
-                new AtomicReference<>(), new AtomicReference<>(Instant.MIN)));
+        return Objects.requireNonNull(topics.computeIfAbsent(name, n -> new Topic(registry.circuitBreaker("topic:" + n),
+                new AtomicReference<>(), new AtomicReference<>(Instant.MIN))), "a dropping table takes every topic");
+    }
+
+    /** How many topics this relay holds a breaker and an outage for (for tests). */
+    int tracked() {
+        return topics.size();
     }
 
     /**
@@ -215,6 +234,8 @@ final class TopicBreakers {
                 yield DispatchResult.PUBLISHED;
             }
             case PublishResult.NotSent notSent -> new DispatchResult.NotAttempted(notSent.reason());
+            // the brokers are creating the topic: a routine wait, no failure counted, no outage, no breaker call
+            case PublishResult.NotYet notYet -> new DispatchResult.Deferred(TopicOutage.MIN_DEFERRAL, notYet.reason());
             case PublishResult.Failed failed -> {
                 SendFailure failure = failed.failure();
                 metrics.publishFailures(name, failure.cause(), 1);

@@ -12,6 +12,7 @@ import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.domain.Jitter;
 import dev.dispatcher.domain.RetryPolicy;
+import dev.dispatcher.testkit.TestServers;
 import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,8 +36,10 @@ import reactor.core.publisher.Sinks;
 /**
  * An inbox consumer's {@code dead-letter-topic}: a message the handler gives up on is published there (its value, key
  * and headers, with the reason, attempts and source topic) and its row turns {@code DEAD_LETTERED} only once the
- * topic acknowledged it; when the dead-letter topic does not take it (it refuses the record, or does not exist), the
- * row is dead-lettered in the table alone and the failure is counted. The row replays from the table as before.
+ * topic acknowledged it; when the dead-letter topic does not take it (it refuses the record, or does not exist on a
+ * broker that does not create topics), the row is dead-lettered in the table alone and the failure is counted; on a
+ * broker that creates topics on first use, a dead-letter topic that does not exist yet is created and gets it. The
+ * row replays from the table as before.
  * Real broker topics, durable state read through fresh connections.
  */
 class InboxDeadLetterTopicIT {
@@ -54,8 +57,8 @@ class InboxDeadLetterTopicIT {
 
     /** The service's publisher, with a short wait for a topic's metadata. */
     private static RecordPublisher publisher(InboxFixture fx) {
-        Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", fx.kafka.bootstrapServers(),
-                "max.block.ms", 2000));
+        Map<String, Object> props = new HashMap<>(fx.kafka.clientProperties());
+        props.put("max.block.ms", 2000);
         return Publishers.kafka(Publishers.withDefaults(props), Map.of());
     }
 
@@ -140,17 +143,41 @@ class InboxDeadLetterTopicIT {
         try (InboxFixture fx = new InboxFixture("inbox_dlt_missing")) {
             assumeFalse(autoCreatesTopics(fx), "the shared broker creates missing topics on first use");
             String topic = fx.topic("invoices", 1);
-            String deadLetters = topic + ".missing-DLT";
             DispatcherMetrics metrics = InboxFixture.metrics();
-            fx.consumer(fx.receiver(topic, "missing-group"), failing(new AtomicInteger(Integer.MAX_VALUE)),
-                    settings("dlt-c", "{topic}.missing-DLT"), metrics, publisher(fx));
-            fx.sendRaw(topic, 0, "acct-9".getBytes(StandardCharsets.UTF_8), "{}".getBytes(StandardCharsets.UTF_8),
-                    "message-id", "inv-1");
 
-            fx.awaitCount("SELECT count(*) FROM inbox_message WHERE message_id = 'inv-1' AND status = 'DEAD_LETTERED'",
-                    1, WAIT);
-            assertThat(failureCount(metrics, deadLetters)).isEqualTo(1);
+            deadLetterOne(fx, topic, ".missing-DLT", metrics, "inv-1");
+
+            assertThat(failureCount(metrics, topic + ".missing-DLT")).isEqualTo(1);
         }
+    }
+
+    @Test
+    void onABrokerThatCreatesTopicsAMissingDeadLetterTopicIsCreatedAndGetsTheDeadLetter() throws Exception {
+        try (InboxFixture fx = new InboxFixture("inbox_dlt_created", TestServers.kafkaCreatingTopics())) {
+            String topic = fx.topic("credits", 1);
+            DispatcherMetrics metrics = InboxFixture.metrics();
+
+            deadLetterOne(fx, topic, ".new-DLT", metrics, "cre-1");
+
+            assertThat(fx.kafka.consume(topic + ".new-DLT", 1, WAIT)).singleElement()
+                    .satisfies(letter -> assertThat(headers(letter)).containsEntry("message-id", "cre-1")
+                            .containsEntry("dispatcher-original-topic", topic));
+            assertThat(failureCount(metrics, topic + ".new-DLT")).isZero();
+        }
+    }
+
+    /**
+     * Sends one record of {@code topic} to a consumer whose handler always fails and whose dead-letter topic is
+     * {@code {topic}<suffix>}, and waits until its row is dead-lettered.
+     */
+    private static void deadLetterOne(InboxFixture fx, String topic, String suffix, DispatcherMetrics metrics,
+            String messageId) throws Exception {
+        fx.consumer(fx.receiver(topic, messageId + "-group"), failing(new AtomicInteger(Integer.MAX_VALUE)),
+                settings(messageId + "-worker", "{topic}" + suffix), metrics, publisher(fx));
+        fx.sendRaw(topic, 0, "acct".getBytes(StandardCharsets.UTF_8), "{}".getBytes(StandardCharsets.UTF_8),
+                "message-id", messageId);
+        fx.awaitCount("SELECT count(*) FROM inbox_message WHERE message_id = '" + messageId
+                + "' AND status = 'DEAD_LETTERED'", 1, WAIT);
     }
 
     /** Passes on results only once {@code acknowledge} completes; counts publishes. */

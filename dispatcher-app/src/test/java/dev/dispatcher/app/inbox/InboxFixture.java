@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,13 +50,19 @@ import reactor.core.publisher.Mono;
 final class InboxFixture implements AutoCloseable {
 
     final PostgresServer postgres = TestServers.postgres();
-    final KafkaServer kafka = TestServers.kafka();
+    final KafkaServer kafka;
     final String schema;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private KafkaProducer<String, byte[]> producer;
     private KafkaProducer<byte[], byte[]> rawProducer;
 
     InboxFixture(String prefix) throws SQLException {
+        this(prefix, TestServers.kafka());
+    }
+
+    /** A fixture on {@code kafka}, whose own clients (producers, admin) connect with its client properties. */
+    InboxFixture(String prefix, KafkaServer kafka) throws SQLException {
+        this.kafka = kafka;
         this.schema = postgres.createSchema(prefix);
         try (Connection c = jdbc(); Statement s = c.createStatement()) {
             // No unique key on purpose: exactly-once effects must come from the inbox, not from this table.
@@ -85,8 +92,23 @@ final class InboxFixture implements AutoCloseable {
     }
 
     RecordReceiver receiver(String topic, String groupId) {
-        return RecordReceiver.reactorKafka(Map.of("bootstrap.servers", kafka.bootstrapServers(),
-                "max.poll.records", 500), List.of(topic), groupId);
+        return receiver(kafka.clientProperties(), topic, groupId);
+    }
+
+    /** A receiver whose consumer connects with {@code client} (the address, and credentials where needed). */
+    RecordReceiver receiver(Map<String, Object> client, String topic, String groupId) {
+        Map<String, Object> props = new HashMap<>(client);
+        props.put("max.poll.records", 500);
+        return RecordReceiver.reactorKafka(props, List.of(topic), groupId);
+    }
+
+    /** This fixture's own client settings, with {@code more}. */
+    private Map<String, Object> client(Object... more) {
+        Map<String, Object> props = new HashMap<>(kafka.clientProperties());
+        for (int i = 0; i < more.length; i += 2) {
+            props.put((String) more[i], more[i + 1]);
+        }
+        return props;
     }
 
     /** The value limit of {@link #settings}: the default, 1 MiB. */
@@ -174,7 +196,7 @@ final class InboxFixture implements AutoCloseable {
     /** Sends and waits for the acknowledgement; {@code partition} may be null. */
     void send(String topic, Integer partition, String messageId, String payload) throws Exception {
         if (producer == null) {
-            producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all"),
+            producer = new KafkaProducer<>(client("acks", "all"),
                     new StringSerializer(), new ByteArraySerializer());
             closeables.add(producer);
         }
@@ -191,7 +213,7 @@ final class InboxFixture implements AutoCloseable {
      */
     void sendRaw(String topic, int partition, byte[] key, byte[] value, Object... headers) throws Exception {
         if (rawProducer == null) {
-            rawProducer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "acks", "all"),
+            rawProducer = new KafkaProducer<>(client("acks", "all"),
                     new ByteArraySerializer(), new ByteArraySerializer());
             closeables.add(rawProducer);
         }
@@ -259,7 +281,7 @@ final class InboxFixture implements AutoCloseable {
 
     /** The group's committed offset on {@code topic}'s partition, if any. */
     OptionalLong committed(String groupId, String topic, int partition) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+        try (Admin admin = Admin.create(client())) {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(groupId)
                     .partitionsToOffsetAndMetadata().get();
             OffsetAndMetadata o = offsets.get(new TopicPartition(topic, partition));
@@ -268,7 +290,7 @@ final class InboxFixture implements AutoCloseable {
     }
 
     long endOffset(String topic, int partition) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+        try (Admin admin = Admin.create(client())) {
             TopicPartition tp = new TopicPartition(topic, partition);
             return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
         }

@@ -126,10 +126,10 @@ class RelayCompetingIT {
     /** Every record on {@code topic}: reads up to the end offsets (which count duplicates too). */
     static List<ConsumerRecord<String, byte[]>> consumeAll(RelayFixture fx, String topic) {
         long total = 0;
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fx.kafka.bootstrapServers(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+        Map<String, Object> config = new HashMap<>(fx.kafka.clientProperties());
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
                     .map(p -> new TopicPartition(topic, p.partition()))
                     .toList();

@@ -68,10 +68,18 @@ final class RelayFixture implements AutoCloseable {
     }
 
     RecordPublisher publisher(String bootstrap, Map<String, Object> overrides) {
+        return publisher(Map.of("bootstrap.servers", bootstrap), overrides);
+    }
+
+    /**
+     * A publisher whose producers and admin client connect with {@code client} (the address, and credentials on a
+     * broker that asks for them), as the service's do with Boot's {@code spring.kafka.*}.
+     */
+    RecordPublisher publisher(Map<String, Object> client, Map<String, Object> overrides) {
         Map<String, Object> props = new HashMap<>(Publishers.withDefaults(Map.of()));
-        props.put("bootstrap.servers", bootstrap);
+        props.putAll(client);
         props.putAll(overrides);
-        RecordPublisher publisher = Publishers.kafka(props, Map.of("bootstrap.servers", bootstrap));
+        RecordPublisher publisher = Publishers.kafka(props, client);
         closeables.add(publisher);
         return publisher;
     }

@@ -2,10 +2,6 @@ package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import dev.dispatcher.app.kafka.ClusterCheck;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.Publishers;
@@ -37,7 +33,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The relay on a three-broker cluster (replication 3, {@code min.insync.replicas} 2) while brokers stop under it, as
@@ -222,42 +217,6 @@ class RelayKafkaClusterIT {
                 "SELECT coalesce(max(seq), 0) FROM outbox_message")) {
             r.next();
             return r.getLong(1);
-        }
-    }
-
-    /** The formatted WARN lines of one logger while attached. */
-    private static final class WarningLog implements AutoCloseable {
-        private final Logger logger;
-        private final List<String> messages = new CopyOnWriteArrayList<>();
-        private final AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent event) {
-                if (event.getLevel() == Level.WARN) {
-                    messages.add(event.getFormattedMessage());
-                }
-            }
-        };
-
-        private WarningLog(Logger logger) {
-            this.logger = logger;
-        }
-
-        static WarningLog attach(String name) {
-            WarningLog log = new WarningLog((Logger) LoggerFactory.getLogger(name));
-            log.appender.setContext(log.logger.getLoggerContext());
-            log.appender.start();
-            log.logger.addAppender(log.appender);
-            return log;
-        }
-
-        List<String> messages() {
-            return List.copyOf(messages);
-        }
-
-        @Override
-        public void close() {
-            logger.detachAppender(appender);
-            appender.stop();
         }
     }
 

@@ -41,18 +41,31 @@ public final class BenchEnvironment implements AutoCloseable {
 
     /** {@link #BenchEnvironment(Servers)} with a progress line every few seconds while the servers start. */
     public static BenchEnvironment start(Servers servers) throws Exception {
+        return start(servers, false);
+    }
+
+    /**
+     * {@link #start(Servers)}; with {@code brokerCreatesTopics}, the in-process broker creates topics on first use
+     * ({@code auto.create.topics.enable=true}, Kafka's default; an external one is as its operator configured it).
+     */
+    public static BenchEnvironment start(Servers servers, boolean brokerCreatesTopics) throws Exception {
         return Progress.during("servers", "starting PostgreSQL and Kafka", "PostgreSQL and Kafka ready",
-                () -> new BenchEnvironment(servers));
+                () -> new BenchEnvironment(servers, brokerCreatesTopics));
     }
 
     /** The servers {@code servers} names; an external PostgreSQL runs as its operator configured it. */
     public BenchEnvironment(Servers servers) {
+        this(servers, false);
+    }
+
+    private BenchEnvironment(Servers servers, boolean brokerCreatesTopics) {
         postgres = servers.pgUrl() != null
                 ? ExternalServers.postgres(servers.pgUrl(), servers.pgUser(), servers.pgPassword())
                 : Boolean.parseBoolean(System.getProperty("dispatcher.bench.pg-durable", "true"))
                         ? EmbeddedPostgresServer.durable()
                         : EmbeddedPostgresServer.fast();
-        kafka = servers.bootstrap() != null ? ExternalServers.kafka(servers.bootstrap()) : embeddedKafka();
+        kafka = servers.bootstrap() != null ? ExternalServers.kafka(servers.bootstrap())
+                : embeddedKafka(brokerCreatesTopics);
     }
 
     /**
@@ -68,12 +81,12 @@ public final class BenchEnvironment implements AutoCloseable {
      * The in-process broker. Formatting its storage prints to standard output; that goes to the log with the
      * broker's other output, not to the run's console (the harness's main thread is the only one printing now).
      */
-    private static KafkaServer embeddedKafka() {
+    private static KafkaServer embeddedKafka(boolean creatingTopics) {
         PrintStream console = System.out;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
         try {
-            return EmbeddedKafkaServer.start();
+            return creatingTopics ? EmbeddedKafkaServer.startCreatingTopics() : EmbeddedKafkaServer.start();
         } finally {
             System.setOut(console);
             LoggerFactory.getLogger(BenchEnvironment.class).info("the broker printed while starting: {}",
@@ -130,6 +143,11 @@ public final class BenchEnvironment implements AutoCloseable {
     /** Creates {@code name} on the broker and deletes it when this run ends. */
     public void createTopic(String name, int partitions) {
         kafka.createTopic(name, partitions);
+        topics.add(name);
+    }
+
+    /** Deletes {@code name}, which something else creates (a broker on first use), when this run ends. */
+    public void deleteAtEnd(String name) {
         topics.add(name);
     }
 

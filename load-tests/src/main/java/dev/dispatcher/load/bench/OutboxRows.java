@@ -42,13 +42,48 @@ public final class OutboxRows {
     public void insert(String schema, String topic, String keyExpression, int payloadBytes, int n)
             throws SQLException {
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
-            s.execute("""
-                    INSERT INTO outbox_message (topic, message_key, event_type, payload)
-                    SELECT '%s', %s, 'BenchEvent', convert_to(%s, 'UTF8')
-                      FROM generate_series(1, %d) g
-                    """.formatted(topic, keyExpression, jsonPayload(payloadBytes), n));
+            s.execute(insertStatement(topic, keyExpression, payloadBytes, n));
             s.execute("ANALYZE outbox_message");
             s.execute("CHECKPOINT");
+        }
+    }
+
+    /**
+     * Writes {@code n} rows of {@code topic} in one transaction, as an application does ({@link #insert}'s statement,
+     * nothing after it): for a running relay to pick up at once.
+     */
+    public void write(String schema, String topic, String keyExpression, int payloadBytes, int n)
+            throws SQLException {
+        try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
+            s.execute(insertStatement(topic, keyExpression, payloadBytes, n));
+        }
+    }
+
+    private static String insertStatement(String topic, String keyExpression, int payloadBytes, int n) {
+        return """
+                INSERT INTO outbox_message (topic, message_key, event_type, payload)
+                SELECT '%s', %s, 'BenchEvent', convert_to(%s, 'UTF8')
+                  FROM generate_series(1, %d) g
+                """.formatted(topic, keyExpression, jsonPayload(payloadBytes), n);
+    }
+
+    /**
+     * How far {@code topic}'s rows are: delivered and dead-lettered counts, and the seconds from their first
+     * {@code created_at} to their last {@code delivered_at} (0 before any delivery), by the database's clock.
+     */
+    public record Progressed(long delivered, long deadLettered, double writtenToLastDeliveryS) {
+    }
+
+    public Progressed progressed(String schema, String topic) throws SQLException {
+        try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
+                SELECT count(*) FILTER (WHERE status = 'DELIVERED'), count(*) FILTER (WHERE status = 'DEAD_LETTERED'),
+                       coalesce(extract(epoch FROM max(delivered_at) - min(created_at)), 0)
+                  FROM outbox_message WHERE topic = ?""")) {
+            s.setString(1, topic);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return new Progressed(r.getLong(1), r.getLong(2), r.getDouble(3));
+            }
         }
     }
 

@@ -11,19 +11,24 @@ import java.util.Locale;
  */
 public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, BlackBox, BlackBoxScale,
         BlackBoxLatency, ReferenceLatency, Overload, LargeDrain, BlackBoxSources,
-        BlackBoxFormats, Sustained, BlackBoxInbox {
+        BlackBoxFormats, Sustained, BlackBoxInbox, BlackBoxNewTopic {
 
     /** Every mode's name, in the order the usage lists them. */
     List<String> NAMES = List.of(Drain.NAME, Latency.NAME, Sweep.NAME, Inbox.NAME, Scale.NAME, BlackBox.NAME,
             BlackBoxScale.NAME, BlackBoxLatency.NAME, ReferenceLatency.NAME, Overload.NAME, LargeDrain.NAME,
             BlackBoxSources.NAME, BlackBoxFormats.NAME,
-            Sustained.NAME, BlackBoxInbox.NAME);
+            Sustained.NAME, BlackBoxInbox.NAME, BlackBoxNewTopic.NAME);
 
     /** The mode's name, as given on the command line. */
     String name();
 
     /** The servers it runs on. */
     Servers servers();
+
+    /** Whether the harness's own broker creates topics on first use ({@code auto.create.topics.enable}). */
+    default boolean brokerCreatesTopics() {
+        return false;
+    }
 
     /**
      * The mode {@code args} name ({@code args[0]}) with the options after it.
@@ -53,6 +58,7 @@ public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, B
             case BlackBoxFormats.NAME -> BlackBoxFormats.parse(o);
             case Sustained.NAME -> Sustained.parse(o);
             case BlackBoxInbox.NAME -> BlackBoxInbox.parse(o);
+            case BlackBoxNewTopic.NAME -> BlackBoxNewTopic.parse(o);
             default -> throw new IllegalArgumentException("unknown mode '" + args[0] + "'; modes: "
                     + String.join("|", NAMES));
         };

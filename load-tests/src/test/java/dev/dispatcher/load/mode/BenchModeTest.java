@@ -117,6 +117,23 @@ class BenchModeTest {
     }
 
     @Test
+    void theNewTopicModeRunsOnABrokerThatCreatesTopicsWithTwoThousandRowsARound() {
+        BlackBoxNewTopic newTopic = (BlackBoxNewTopic) BenchMode.parse("blackbox-new-topic");
+        BlackBoxNewTopic quick = (BlackBoxNewTopic) BenchMode.parse("blackbox-new-topic", "--quick", "--n", "500");
+
+        assertThat(newTopic.brokerCreatesTopics()).isTrue();
+        assertThat(BenchMode.parse("blackbox").brokerCreatesTopics()).as("the other modes' broker does not").isFalse();
+        assertThat(newTopic.backlog().n()).isEqualTo(2_000);
+        assertThat(newTopic.rounds()).isEqualTo(BlackBoxNewTopic.DEFAULT_ROUNDS);
+        assertThat(newTopic.warmup()).isEqualTo(BlackBoxNewTopic.DEFAULT_WARMUP);
+        assertThat(quick.backlog().n()).isEqualTo(500);
+        assertThat(quick.rounds()).isEqualTo(BlackBoxNewTopic.QUICK_ROUNDS);
+        assertThat(quick.warmup()).isZero();
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-new-topic", "--rounds", "0"))
+                .hasMessageContaining("--rounds");
+    }
+
+    @Test
     void theScaleCurvesFreshStepsAreOffUnlessAsked() {
         BlackBoxScale plain = (BlackBoxScale) BenchMode.parse("blackbox-scale");
         BlackBoxScale fresh = (BlackBoxScale) BenchMode.parse("blackbox-scale", "--fresh-n", "100000");

@@ -6,7 +6,7 @@
 #
 # Inserts: 100-row INSERT transactions into Dispatcher's real outbox_message table (trigger and indexes included),
 # 64 keys, 150-byte payloads, from 8 pgbench clients at a fixed rate (-R, transactions a second).
-# Drain: 2 loops of the shared reference ceiling's statements (../shared/bench/pg-ceiling.sql: claim 500 rows FOR
+# Drain: 2 loops of the shared reference ceiling's statements (load-tests/reference/pg-ceiling.sql: claim 500 rows FOR
 # UPDATE SKIP LOCKED under one lease token, complete them by primary key), here on outbox_message itself, sleeping
 # 5 ms after a claim of fewer than 100 rows.
 #

@@ -18,7 +18,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
- * Dispatcher's own configuration, bound from {@code dispatcher.*}; the names are a public contract (DESIGN.md,
+ * Dispatcher's own configuration, bound from {@code dispatcher.*}; the names are a public contract (docs/contract.md,
  * "Configuration"). One record per block ({@link RelayProperties}, {@link RetryProperties},
  * {@link RetentionProperties}, {@link IngestProperties}, {@link DemoProperties}, {@link SecurityProperties},
  * {@link InboxProperties}), each validating its own values once.

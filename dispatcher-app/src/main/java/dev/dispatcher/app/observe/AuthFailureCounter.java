@@ -12,7 +12,7 @@ import java.util.Map;
  */
 public final class AuthFailureCounter {
 
-    /** The metric's name (DESIGN.md, "Metrics"). */
+    /** The metric's name (docs/operations.md, "Metrics"). */
     public static final String NAME = "dispatcher.auth.failures";
 
     /** Why an authentication was refused: the {@code reason} tag's closed set of values. */

@@ -246,7 +246,7 @@ public final class DispatcherMetrics {
 
     /**
      * Why an outbox row could not be published, as the {@code cause} tag of {@code dispatcher.publish.failures}:
-     * the fixed values of DESIGN.md's metric list.
+     * the fixed values of the metric list in docs/operations.md.
      */
     public enum PublishFailureCause {
         UNKNOWN_TOPIC("unknown_topic"),

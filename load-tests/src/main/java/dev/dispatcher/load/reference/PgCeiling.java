@@ -21,9 +21,9 @@ import java.util.concurrent.Future;
  * work, no Kafka, no classification: what the database alone does, deliberately not the relay's own statements (a
  * ratio to one's own statements cannot show what they cost).
  *
- * <p>The statements are those of {@code ../shared/bench/pg-ceiling.sql} (the project's shared reference, outside
- * this repository), copied here verbatim apart from the seed count, so the harness never reads {@code ../shared}
- * at run time. Keep them identical to that file.
+ * <p>The statements are those of {@code load-tests/reference/pg-ceiling.sql} (the reference users run with psql),
+ * verbatim apart from the seed count, which is bound as a parameter; {@code PgCeilingReferenceTest} keeps them
+ * identical to that file.
  */
 public final class PgCeiling {
 
@@ -31,8 +31,8 @@ public final class PgCeiling {
     static final int BATCH = 500;
     static final int LOOPS = 2;
 
-    // ../shared/bench/pg-ceiling.sql, table and index
-    private static final String CREATE_TABLE = """
+    // reference/pg-ceiling.sql, table and index
+    static final String CREATE_TABLE = """
             CREATE TABLE ceiling_outbox (
               id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
               seq bigint GENERATED ALWAYS AS IDENTITY,
@@ -42,16 +42,16 @@ public final class PgCeiling {
               lease_owner text, lease_token uuid, lease_until timestamptz,
               version bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now(), delivered_at timestamptz
             ) WITH (fillfactor = 80)""";
-    private static final String CREATE_INDEX =
+    static final String CREATE_INDEX =
             "CREATE INDEX ceiling_outbox_claim ON ceiling_outbox (seq) WHERE status IN ('PENDING', 'RETRY_SCHEDULED')";
 
-    // ../shared/bench/pg-ceiling.sql, seeding (psql's :n bound as a parameter)
-    private static final String SEED = """
+    // reference/pg-ceiling.sql, seeding (psql's :n bound as a parameter)
+    static final String SEED = """
             INSERT INTO ceiling_outbox (topic, message_key, event_type, payload)
             SELECT 'bench', 'k' || (g % 64), 'bench.event', convert_to(repeat('x', 200), 'UTF8') FROM generate_series(1, ?) g""";
 
-    // ../shared/bench/pg-ceiling.sql, the claim-and-complete function
-    private static final String CREATE_FUNCTION = """
+    // reference/pg-ceiling.sql, the claim-and-complete function
+    static final String CREATE_FUNCTION = """
             CREATE OR REPLACE FUNCTION ceiling_claim_complete(p_batch int, p_owner text) RETURNS int LANGUAGE plpgsql AS $$
             DECLARE ids uuid[]; tok uuid := gen_random_uuid(); n int;
             BEGIN

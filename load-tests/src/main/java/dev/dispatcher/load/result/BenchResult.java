@@ -3,7 +3,7 @@ package dev.dispatcher.load.result;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * What a benchmark reports: one record per RESULT name, whose fields DESIGN.md fixes (scripts parse them). {@link
+ * What a benchmark reports: one record per RESULT name, whose fields docs/benchmarks.md publishes (scripts parse them). {@link
  * #line()} renders the {@code RESULT {json}} line every benchmark prints last: {@code name} first, then the record's
  * components in declaration order, in snake case, absent optional ones left out.
  */

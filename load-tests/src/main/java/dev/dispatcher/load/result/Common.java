@@ -1,7 +1,7 @@
 package dev.dispatcher.load.result;
 
 /**
- * The fields every relay benchmark's RESULT carries (DESIGN.md), unwrapped into it.
+ * The fields every relay benchmark's RESULT carries (docs/benchmarks.md), unwrapped into it.
  *
  * @param pgFsync whether PostgreSQL committed durably (fsync and synchronous_commit on)
  * @param brokers Kafka brokers

@@ -40,7 +40,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *       {@value IngestLoad#WARMUP_BATCH_SIZE} in twenty for {@code --warmup} seconds, to a topic of its own,
  *       printing the rate of every 10 s;</li>
  *   <li>the insert ceiling: one-row INSERT transactions into the real table at the load's concurrency
- *       ({@link InsertCeiling}, the reference of {@code ../shared/bench/README.md});</li>
+ *       ({@link InsertCeiling}, the reference of {@code load-tests/reference/README.md});</li>
  *   <li>Gatling, closed model: {@code single} (fresh ids), {@code batch} ({@value IngestLoad#BATCH_SIZE} per
  *       request) and {@code replay} (singles repeating ids the single run had accepted: each must be a 200);</li>
  *   <li>the Kafka check: once the outbox drained, every accepted id is looked for on the topic (lost) and
@@ -53,7 +53,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * The first load after the launch (the warm-up, or the first scenario when there is none), started as soon as the
  * service is healthy, also says how fast the fresh service was: its answers in each second from the launch of the service's JVM ({@link RampUp}: {@code
  * time_to_80pct_s}, {@code startup_s}, the steady rate of its last half).
- * The relay runs throughout. The last line is {@code RESULT} and the JSON object DESIGN.md fixes ({@link
+ * The relay runs throughout. The last line is {@code RESULT} and the JSON object docs/benchmarks.md publishes ({@link
  * GatlingIngest}).
  *
  * <p>{@code health-flood} (not in the default scenarios) runs the single-message load again while {@code

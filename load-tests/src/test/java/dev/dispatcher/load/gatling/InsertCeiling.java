@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The insert ceiling of {@code ../shared/bench/README.md}: one-row INSERT transactions into the real
+ * The insert ceiling of {@code load-tests/reference/README.md}: one-row INSERT transactions into the real
  * {@code outbox_message} table (its trigger and indexes included), from as many concurrent connections as the load
  * uses, with a prepared statement and auto-commit (what {@code pgbench -n -M prepared -c N -f insert.sql} does with
  * the README's statement). A fixed reference measured on the same database in the same run, never the code under

@@ -8,7 +8,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The RESULT lines are a contract scripts parse (DESIGN.md): every field a mode printed before the results were
+ * The RESULT lines are a contract scripts parse (docs/contract.md): every field a mode printed before the results were
  * types, under the same name and in the same order, optional ones left out when absent.
  */
 class BenchResultTest {

@@ -2,6 +2,9 @@ package dev.dispatcher.load.reference;
 
 import dev.dispatcher.load.bench.BenchEnvironment;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +16,7 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 
 /**
  * The fixed PostgreSQL-only reference ceiling of {@code relay-drain} ({@code pg_ceiling_msgs_per_s}): a lean table,
@@ -21,9 +25,8 @@ import java.util.concurrent.Future;
  * work, no Kafka, no classification: what the database alone does, deliberately not the relay's own statements (a
  * ratio to one's own statements cannot show what they cost).
  *
- * <p>The statements are those of {@code load-tests/reference/pg-ceiling.sql} (the reference users run with psql),
- * verbatim apart from the seed count, which is bound as a parameter; {@code PgCeilingReferenceTest} keeps them
- * identical to that file.
+ * <p>The statements are read from {@code load-tests/reference/pg-ceiling.sql}, the file users run with psql, and run
+ * in its order; psql's {@code :n} (the seed count) is bound as a parameter.
  */
 public final class PgCeiling {
 
@@ -31,43 +34,8 @@ public final class PgCeiling {
     static final int BATCH = 500;
     static final int LOOPS = 2;
 
-    // reference/pg-ceiling.sql, table and index
-    static final String CREATE_TABLE = """
-            CREATE TABLE ceiling_outbox (
-              id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-              seq bigint GENERATED ALWAYS AS IDENTITY,
-              topic text NOT NULL, message_key text, event_type text NOT NULL, payload bytea NOT NULL,
-              status text NOT NULL DEFAULT 'PENDING', attempts int NOT NULL DEFAULT 0,
-              visible_after timestamptz NOT NULL DEFAULT now(),
-              lease_owner text, lease_token uuid, lease_until timestamptz,
-              version bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now(), delivered_at timestamptz
-            ) WITH (fillfactor = 80)""";
-    static final String CREATE_INDEX =
-            "CREATE INDEX ceiling_outbox_claim ON ceiling_outbox (seq) WHERE status IN ('PENDING', 'RETRY_SCHEDULED')";
-
-    // reference/pg-ceiling.sql, seeding (psql's :n bound as a parameter)
-    static final String SEED = """
-            INSERT INTO ceiling_outbox (topic, message_key, event_type, payload)
-            SELECT 'bench', 'k' || (g % 64), 'bench.event', convert_to(repeat('x', 200), 'UTF8') FROM generate_series(1, ?) g""";
-
-    // reference/pg-ceiling.sql, the claim-and-complete function
-    static final String CREATE_FUNCTION = """
-            CREATE OR REPLACE FUNCTION ceiling_claim_complete(p_batch int, p_owner text) RETURNS int LANGUAGE plpgsql AS $$
-            DECLARE ids uuid[]; tok uuid := gen_random_uuid(); n int;
-            BEGIN
-              WITH c AS (SELECT id FROM ceiling_outbox
-                          WHERE status IN ('PENDING', 'RETRY_SCHEDULED') AND visible_after <= now()
-                            AND (lease_until IS NULL OR lease_until < now())
-                          ORDER BY seq LIMIT p_batch FOR UPDATE SKIP LOCKED),
-                   u AS (UPDATE ceiling_outbox o SET lease_owner = p_owner, lease_token = tok,
-                                lease_until = now() + interval '30 seconds', attempts = attempts + 1
-                           FROM c WHERE o.id = c.id RETURNING o.id)
-              SELECT array_agg(id) INTO ids FROM u;
-              UPDATE ceiling_outbox SET status = 'DELIVERED', delivered_at = now(), version = version + 1, lease_until = NULL
-               WHERE id = ANY(ids) AND lease_token = tok AND status IN ('PENDING', 'RETRY_SCHEDULED');
-              GET DIAGNOSTICS n = ROW_COUNT;
-              RETURN n;
-            END $$""";
+    /** The reference as users run it with psql, on the class path from {@code load-tests/reference}. */
+    static final String RESOURCE = "/reference/pg-ceiling.sql";
 
     private PgCeiling() {
     }
@@ -95,15 +63,16 @@ public final class PgCeiling {
      */
     public static double measure(BenchEnvironment env, String schema, int n) throws Exception {
         try (Connection c = env.jdbc(schema); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS ceiling_outbox");
-            s.execute(CREATE_TABLE);
-            s.execute(CREATE_INDEX);
-            try (PreparedStatement seed = c.prepareStatement(SEED)) {
-                seed.setInt(1, n);
-                seed.executeUpdate();
+            for (String statement : statements()) {
+                if (statement.contains(":n")) {
+                    try (PreparedStatement seed = c.prepareStatement(statement.replace(":n", "?"))) {
+                        seed.setInt(1, n);
+                        seed.executeUpdate();
+                    }
+                } else {
+                    s.execute(statement);
+                }
             }
-            s.execute("VACUUM ANALYZE ceiling_outbox");
-            s.execute(CREATE_FUNCTION);
             s.execute("CHECKPOINT"); // as before every timed phase (OutboxRows.insert)
         }
         ExecutorService loops = Executors.newFixedThreadPool(LOOPS);
@@ -125,6 +94,35 @@ public final class PgCeiling {
         } finally {
             loops.shutdownNow();
         }
+    }
+
+    /**
+     * The reference file's statements in order: comment lines dropped, split at each {@code ;} outside a
+     * dollar-quoted body.
+     */
+    static List<String> statements() throws IOException {
+        String sql;
+        try (InputStream in = PgCeiling.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IOException(RESOURCE + " is not on the class path");
+            }
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String body = sql.lines().filter(line -> !line.startsWith("--")).collect(Collectors.joining("\n"));
+        List<String> statements = new ArrayList<>();
+        boolean quoted = false;
+        int from = 0;
+        for (int i = 0; i < body.length(); i++) {
+            if (body.startsWith("$$", i)) {
+                quoted = !quoted;
+                i++;
+            } else if (body.charAt(i) == ';' && !quoted) {
+                statements.add(body.substring(from, i).strip());
+                from = i + 1;
+            }
+        }
+        statements.removeIf(String::isEmpty);
+        return statements;
     }
 
     private static long loop(BenchEnvironment env, String schema, String owner) throws SQLException {

@@ -254,8 +254,12 @@ final class InboxFixture implements AutoCloseable {
     /** Waits until {@code sql} (a count) returns {@code expected}, or fails after {@code timeout}. */
     void awaitCount(String sql, long expected, Duration timeout) {
         Awaitility.await("%d from %s".formatted(expected, sql)).atMost(timeout).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat(count(sql)).as(() -> sql + "; inbox " + inboxStatuses())
-                        .isEqualTo(expected));
+                .untilAsserted(() -> {
+                    long seen = count(sql);
+                    if (seen != expected) { // the inbox's state, told only when it is not yet as expected
+                        assertThat(seen).as("%s; inbox %s", sql, inboxStatuses()).isEqualTo(expected);
+                    }
+                });
     }
 
     /** Waits until {@code condition} holds, named {@code what}, or fails after {@code timeout}. */

@@ -177,9 +177,13 @@ final class RelayFixture implements AutoCloseable {
     /** Waits until {@code where} matches {@code expected} rows, or fails after {@code timeout}. */
     void awaitCount(String where, long expected, Duration timeout) {
         await("%d rows where %s".formatted(expected, where)).atMost(timeout).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat(count(where))
-                        .as(() -> "rows where " + where + "; statuses " + statusCounts() + "; errors " + lastErrors())
-                        .isEqualTo(expected));
+                .untilAsserted(() -> {
+                    long seen = count(where);
+                    if (seen != expected) { // the state around it, told only when it is not yet as expected
+                        assertThat(seen).as("rows where %s; statuses %s; errors %s", where, statusCounts(),
+                                lastErrors()).isEqualTo(expected);
+                    }
+                });
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
@@ -97,12 +98,9 @@ class RelayCrashWindowIT {
     }
 
     /** Waits until the relay has counted a message with {@code result}; the caller asserts the exact count. */
-    private static void awaitCounter(MeterRegistry registry, String result, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (registry.find("dispatcher.messages").tag("result", result).counter() == null
-                && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+    private static void awaitCounter(MeterRegistry registry, String result, Duration timeout) {
+        await("a message counted with result " + result).atMost(timeout).pollInterval(Duration.ofMillis(50))
+                .until(() -> registry.find("dispatcher.messages").tag("result", result).counter() != null);
     }
 
     private static String header(ConsumerRecord<String, byte[]> r, String name) {

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.kafka.OutboundRecord;
@@ -60,14 +61,18 @@ class RelayDeadLetterTopicIT {
             fx.relay(settings("dlt-large-relay", 5).withDeadLetterTopic(template("{topic}.DLT")), publisher, metrics);
 
             awaitTrue("the dead letter handed to its topic", () -> publisher.handedOff.get() == 1);
-            for (int look = 0; look < 5; look++) { // the acknowledgement is held: the row waits for it
-                RelayPoisonAndRetryIT.Row waiting = RelayPoisonAndRetryIT.row(fx, tooLarge);
-                assertThat(waiting.status()).as("not dead-lettered before the topic acknowledged").isEqualTo("PENDING");
-                assertThat(waiting.deadLetteredAt()).isNull();
-                assertThat(RelayPoisonAndRetryIT.row(fx, follower).status()).as("its key waits behind it")
-                        .isEqualTo("PENDING");
-                Thread.sleep(100);
-            }
+            // the acknowledgement is held: the row waits for it, and its key behind it
+            await("the dead letter and its key's next row held while the acknowledgement is")
+                    .during(Duration.ofMillis(500)).atMost(WAIT).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> {
+                        RelayPoisonAndRetryIT.Row waiting = RelayPoisonAndRetryIT.row(fx, tooLarge);
+                        assertThat(waiting.status()).as("not dead-lettered before the topic acknowledged")
+                                .isEqualTo("PENDING");
+                        assertThat(waiting.deadLetteredAt()).isNull();
+                        assertThat(RelayPoisonAndRetryIT.row(fx, follower).status()).as("its key waits behind it")
+                                .isEqualTo("PENDING");
+                    });
             acknowledge.tryEmitEmpty();
             fx.awaitCount("status = 'DEAD_LETTERED' AND id = '" + tooLarge + "'", 1, WAIT);
             fx.awaitCount("status = 'DELIVERED' AND id = '" + follower + "'", 1, WAIT);
@@ -229,14 +234,8 @@ class RelayDeadLetterTopicIT {
         }
     }
 
-    private static void awaitTrue(String what, BooleanSupplier condition) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+    private static void awaitTrue(String what, BooleanSupplier condition) {
+        await(what).atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
     }
 
     private static double failures(DispatcherMetrics metrics, String topic) {

@@ -89,8 +89,10 @@ class RelayDatabaseConnectionsKilledIT {
 
             int total = ids.size();
             assertThat(fx.count("status = 'DELIVERED' AND lease_until IS NULL")).isEqualTo(total);
-            assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied"))
-                    .as("each message's Deliver applied exactly once").isEqualTo(total);
+            // counted after each commit, which this thread may have seen first
+            await("each message's Deliver counted").atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied"))
+                            .as("each message's Deliver applied exactly once").isEqualTo(total));
             Map<String, Integer> onKafka = RelayKafkaOutageIT.messageIdsOnKafka(fx.kafka, topic, total);
             System.out.println("DIAG killed records=" + onKafka.values().stream().mapToInt(i -> i).sum()
                     + " distinct=" + onKafka.size() + " stale=" + RelayKafkaOutageIT.counter(metrics, "deliver",

@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every test of every module waits one way: Awaitility with a named condition ({@code await("what we wait
- * for").atMost(...).until(...)}, {@code .during(...)} for a state that must hold for a while). Scans the sources under
- * each module's {@code src/test/java} for the other ways: sleeping ({@code Thread.sleep}, {@code TimeUnit...sleep},
- * a blocked {@code Mono.delay}, spinning, parking) and hand-written deadline loops (a deadline taken from a clock, a
- * loop whose condition reads a clock). A measured duration ({@code long started = System.nanoTime()}) is no wait
+ * for").atMost(...).until(...)}, and {@link Invariants#holdFor} for a state that must hold for a while). Scans the
+ * sources under each module's {@code src/test/java} for the other ways: sleeping ({@code Thread.sleep}, {@code
+ * TimeUnit...sleep}, a blocked {@code Mono.delay}, spinning, parking) and hand-written deadline loops (a deadline
+ * taken from a clock, a loop whose condition reads a clock). A measured duration ({@code long started = System.nanoTime()}) is no wait
  * and passes. Comment lines are not read.
  *
  * <p>{@link #ALLOWED} names the few files where a pause is the condition under test, not a wait, each with its
@@ -34,7 +34,7 @@ class WaitsInTestsTest {
     /** What a test must not do to wait, each with what to do instead. */
     private static final Map<Pattern, String> FORBIDDEN = Map.of(
             Pattern.compile("\\b(Thread|TimeUnit\\.[A-Z]+|[A-Z]{4,})\\.sleep\\s*\\("),
-            "a sleep: await(\"what\").until(...), or .during(...) for a state that must hold",
+            "a sleep: await(\"what\").until(...), or Invariants.holdFor for a state that must hold",
             Pattern.compile("\\b(Mono|Flux)\\.delay\\(.*\\)\\s*\\.block"),
             "a blocked delay is a sleep: await(\"what\")",
             Pattern.compile("Thread\\.onSpinWait\\(|LockSupport\\.park"),
@@ -42,7 +42,7 @@ class WaitsInTestsTest {
             Pattern.compile("\\w*[dD]eadline\\w*\\s*=\\s*(System\\.(nanoTime|currentTimeMillis)\\(\\)|Instant\\.now\\(\\))"),
             "a hand-written deadline: await(\"what\").atMost(...)",
             Pattern.compile("\\b(while|for)\\s*\\(.*System\\.(nanoTime|currentTimeMillis)\\(\\)"),
-            "a loop on the clock: await(\"what\").atMost(...), or .during(...)");
+            "a loop on the clock: await(\"what\").atMost(...), or Invariants.holdFor");
 
     /** Files whose pause is the condition under test, by path from the repository root, with the reason. */
     private static final Map<Path, String> ALLOWED = Map.of(

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.api;
 
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.ingest.Ingest;
 import dev.dispatcher.app.ingest.IngestProblem;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -218,10 +219,9 @@ class IngestApiIT extends ApiTestSupport {
             assertThat(bound).as("the seq range is above the limit").isGreaterThanOrEqualTo(MAX_BACKLOG);
             assertThat(live).as("the live rows are below it").isLessThan(MAX_BACKLOG);
             // accepted all along, across at least one background count of the backlog
-            await("ingest accepted across the guard's next refresh")
-                    .during(Ingest.BACKLOG_CHECKED_EVERY.plusMillis(200)).atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(100))
-                    .untilAsserted(() -> producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+            Invariants.holdFor("ingest accepted across the guard's next refresh",
+                    Ingest.BACKLOG_CHECKED_EVERY.plusMillis(200), Duration.ofMillis(100),
+                    () -> producer().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
                             .bodyValue(item(UUID.randomUUID(), topic, null, "1"))
                             .exchange()
                             .expectStatus().isAccepted());

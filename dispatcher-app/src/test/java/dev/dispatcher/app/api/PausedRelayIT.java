@@ -3,6 +3,7 @@ package dev.dispatcher.app.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.app.Invariants;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import java.lang.management.ManagementFactory;
@@ -89,22 +90,19 @@ class PausedRelayIT extends ApiTestSupport {
         for (long id : threads.getAllThreadIds()) {
             before.put(id, threads.getThreadCpuTime(id));
         }
-        // CPU time only grows: a thread over the bound at any check stays over it, and the await fails naming it
-        await("no thread of the service busy for " + window).during(window).atMost(window.multipliedBy(3))
-                .pollInterval(Duration.ofMillis(100))
-                .untilAsserted(() -> {
-                    for (long id : threads.getAllThreadIds()) {
-                        ThreadInfo info = threads.getThreadInfo(id);
-                        Long start = before.get(id);
-                        long cpu = threads.getThreadCpuTime(id);
-                        if (info != null && start != null && start >= 0 && cpu >= 0
-                                && info.getThreadName().matches("(reactor-|parallel-|boundedElastic-).*")) {
-                            assertThat(Duration.ofNanos(cpu - start))
-                                    .as("CPU used by " + info.getThreadName() + " in " + window)
-                                    .isLessThan(window.dividedBy(3));
-                        }
-                    }
-                });
+        Invariants.holdFor("no thread of the service busy for " + window, window, Duration.ofMillis(100), () -> {
+            for (long id : threads.getAllThreadIds()) {
+                ThreadInfo info = threads.getThreadInfo(id);
+                Long start = before.get(id);
+                long cpu = threads.getThreadCpuTime(id);
+                if (info != null && start != null && start >= 0 && cpu >= 0
+                        && info.getThreadName().matches("(reactor-|parallel-|boundedElastic-).*")) {
+                    assertThat(Duration.ofNanos(cpu - start))
+                            .as("CPU used by " + info.getThreadName() + " in " + window)
+                            .isLessThan(window.dividedBy(3));
+                }
+            }
+        });
     }
 
     private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) {

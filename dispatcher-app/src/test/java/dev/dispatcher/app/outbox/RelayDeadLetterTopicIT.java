@@ -3,6 +3,7 @@ package dev.dispatcher.app.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
@@ -62,17 +63,15 @@ class RelayDeadLetterTopicIT {
 
             awaitTrue("the dead letter handed to its topic", () -> publisher.handedOff.get() == 1);
             // the acknowledgement is held: the row waits for it, and its key behind it
-            await("the dead letter and its key's next row held while the acknowledgement is")
-                    .during(Duration.ofMillis(500)).atMost(WAIT).pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(100))
-                    .untilAsserted(() -> {
-                        RelayPoisonAndRetryIT.Row waiting = RelayPoisonAndRetryIT.row(fx, tooLarge);
-                        assertThat(waiting.status()).as("not dead-lettered before the topic acknowledged")
-                                .isEqualTo("PENDING");
-                        assertThat(waiting.deadLetteredAt()).isNull();
-                        assertThat(RelayPoisonAndRetryIT.row(fx, follower).status()).as("its key waits behind it")
-                                .isEqualTo("PENDING");
-                    });
+            Invariants.holdFor("the dead letter and its key's next row held while the acknowledgement is",
+                    Duration.ofMillis(500), Duration.ofMillis(100), () -> {
+                RelayPoisonAndRetryIT.Row waiting = RelayPoisonAndRetryIT.row(fx, tooLarge);
+                assertThat(waiting.status()).as("not dead-lettered before the topic acknowledged")
+                        .isEqualTo("PENDING");
+                assertThat(waiting.deadLetteredAt()).isNull();
+                assertThat(RelayPoisonAndRetryIT.row(fx, follower).status()).as("its key waits behind it")
+                        .isEqualTo("PENDING");
+            });
             acknowledge.tryEmitEmpty();
             fx.awaitCount("status = 'DEAD_LETTERED' AND id = '" + tooLarge + "'", 1, WAIT);
             fx.awaitCount("status = 'DELIVERED' AND id = '" + follower + "'", 1, WAIT);

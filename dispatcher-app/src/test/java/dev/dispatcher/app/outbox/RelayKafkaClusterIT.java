@@ -3,6 +3,7 @@ package dev.dispatcher.app.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.ClusterCheck;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.Publishers;
@@ -110,18 +111,16 @@ class RelayKafkaClusterIT {
                 long lastSeqAtOneReplica = lastSeq(fx);
                 List<Snapshot> samples = new ArrayList<>();
                 // sampled every 200 ms, each sample as it must be, for five seconds of one replica
-                await("rows of the topic held, unspent and unacknowledged, with one in-sync replica")
-                        .during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
-                        .pollInterval(Duration.ofMillis(200))
-                        .untilAsserted(() -> {
-                            Snapshot s = Snapshot.take(fx, topic, lastSeqAtOneReplica);
-                            samples.add(s);
-                            assertThat(s.retryOrDead()).as("unavailability spends no attempt: %s", s).isZero();
-                            assertThat(s.givenBackWithAttempts()).as("rows given back got their attempt back: %s", s)
-                                    .isZero();
-                            assertThat(s.deliveredAfter()).as("nothing is acknowledged by one replica: %s", s)
-                                    .isZero();
-                        });
+                Invariants.holdFor("rows of the topic held, unspent and unacknowledged, with one in-sync replica",
+                        Duration.ofSeconds(5), Duration.ofMillis(200), () -> {
+                    Snapshot s = Snapshot.take(fx, topic, lastSeqAtOneReplica);
+                    samples.add(s);
+                    assertThat(s.retryOrDead()).as("unavailability spends no attempt: %s", s).isZero();
+                    assertThat(s.givenBackWithAttempts()).as("rows given back got their attempt back: %s", s)
+                            .isZero();
+                    assertThat(s.deliveredAfter()).as("nothing is acknowledged by one replica: %s", s)
+                            .isZero();
+                });
                 // a topic that needs one replica only is writable meanwhile: the relay's per-topic isolation shows here
                 String lenientWhileHeld = "topic = '" + lenient + "' AND seq > " + lastSeqAtOneReplica;
                 System.out.println("DIAG cluster min.insync=1 topic while the other was held: written "

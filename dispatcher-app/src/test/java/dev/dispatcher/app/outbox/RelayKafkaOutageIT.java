@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.AppenderBase;
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.Ordering;
@@ -81,25 +82,23 @@ class RelayKafkaOutageIT {
                 // while open: no claim (claims raise attempts and leases; releases only lower them), released
                 // rows have their attempt back, and nothing is scheduled for retry or dead-lettered
                 List<Snapshot> samples = new ArrayList<>();
-                await("the breaker open, no claim and no attempt spent, sampled every 100 ms for 3 s")
-                        .during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
-                        .pollInterval(Duration.ofMillis(100))
-                        .untilAsserted(() -> {
-                            Snapshot after = Snapshot.take(fx);
-                            assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
-                            if (!samples.isEmpty()) {
-                                Snapshot before = samples.getLast();
-                                assertThat(after.attemptsSum()).as("no claim while open: %s then %s", before, after)
-                                        .isLessThanOrEqualTo(before.attemptsSum());
-                                assertThat(after.leased()).as("no claim while open: %s then %s", before, after)
-                                        .isLessThanOrEqualTo(before.leased());
-                            }
-                            samples.add(after);
-                            assertThat(after.releasedWithAttempts())
-                                    .as("released rows got their attempt back: %s", after).isZero();
-                            assertThat(after.retryOrDead()).as("unavailability spends no attempts: %s", after)
-                                    .isZero();
-                        });
+                Invariants.holdFor("the breaker open, no claim and no attempt spent", Duration.ofSeconds(3),
+                        Duration.ofMillis(100), () -> {
+                    Snapshot after = Snapshot.take(fx);
+                    assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+                    if (!samples.isEmpty()) {
+                        Snapshot before = samples.getLast();
+                        assertThat(after.attemptsSum()).as("no claim while open: %s then %s", before, after)
+                                .isLessThanOrEqualTo(before.attemptsSum());
+                        assertThat(after.leased()).as("no claim while open: %s then %s", before, after)
+                                .isLessThanOrEqualTo(before.leased());
+                    }
+                    samples.add(after);
+                    assertThat(after.releasedWithAttempts())
+                            .as("released rows got their attempt back: %s", after).isZero();
+                    assertThat(after.retryOrDead()).as("unavailability spends no attempts: %s", after)
+                            .isZero();
+                });
                 System.out.println("DIAG outage open samples first=" + samples.getFirst() + " last="
                         + samples.getLast());
                 assertThat(samples.getLast().delivered()).isLessThan(n);

@@ -1,8 +1,8 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
@@ -75,12 +75,11 @@ class RelayShutdownIT {
 
             // a stopped relay claims nothing more
             Duration threePolls = settings.loop().pollInterval().multipliedBy(3);
-            await("nothing claimed for three poll intervals after stop").during(threePolls)
-                    .atMost(threePolls.plusSeconds(30)).pollInterval(settings.loop().pollInterval().dividedBy(2))
-                    .untilAsserted(() -> {
-                        assertThat(fx.count("status = 'DELIVERED'")).isEqualTo(delivered);
-                        assertThat(fx.count("lease_until IS NOT NULL")).isZero();
-                    });
+            Invariants.holdFor("nothing claimed for three poll intervals after stop", threePolls,
+                    settings.loop().pollInterval().dividedBy(2), () -> {
+                assertThat(fx.count("status = 'DELIVERED'")).isEqualTo(delivered);
+                assertThat(fx.count("lease_until IS NOT NULL")).isZero();
+            });
 
             Set<String> deliveredIds = deliveredIds(fx);
             Map<String, Integer> firstRun = RelayKafkaOutageIT.messageIdsOnKafka(fx.kafka, topic, (int) delivered);

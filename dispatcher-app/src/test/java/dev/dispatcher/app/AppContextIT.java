@@ -1,6 +1,7 @@
 package dev.dispatcher.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.testkit.TestServers;
 import io.r2dbc.spi.ConnectionFactory;
@@ -132,19 +133,18 @@ class AppContextIT {
                     SELECT 'app-context', 'key-' || (g % 8), 'E', '\\x00', 'DELIVERED', now()
                       FROM generate_series(1, 2000) g
                     """);
-            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
-            long analysed = 0;
-            while (analysed == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(200); // the test thread polls the statistics views
-                try (ResultSet rows = statement.executeQuery("""
-                        SELECT analyze_count FROM pg_stat_user_tables
-                         WHERE schemaname = current_schema() AND relname = 'outbox_message'
-                        """)) {
-                    rows.next();
-                    analysed = rows.getLong(1); // ANALYZE statements only; autovacuum's are autoanalyze_count
-                }
-            }
-            assertThat(analysed).as("ANALYZE runs on the service's outbox").isPositive();
+            await("ANALYZE run on the service's outbox").atMost(java.time.Duration.ofSeconds(20))
+                    .pollInterval(java.time.Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        try (ResultSet rows = statement.executeQuery("""
+                                SELECT analyze_count FROM pg_stat_user_tables
+                                 WHERE schemaname = current_schema() AND relname = 'outbox_message'
+                                """)) {
+                            rows.next();
+                            // ANALYZE statements only; autovacuum's are autoanalyze_count
+                            assertThat(rows.getLong(1)).as("ANALYZE runs on the service's outbox").isPositive();
+                        }
+                    });
         }
     }
 }

@@ -110,10 +110,13 @@ class ReadOnlyDatabaseIT {
                 .anySatisfy(response -> assertThat(response.body()).contains("database-read-only"));
         assertThat(count("true")).as("nothing written by the refused requests").isEqualTo(1 + waiting.size());
 
-        Thread.sleep(2000); // ten relay poll intervals with nothing claimable in a read-only database
-        assertThat(count("status = 'DEAD_LETTERED'")).as("nothing dead-lettered").isZero();
-        assertThat(count("status = 'PENDING' AND attempts = 0")).as("no attempt spent on a read-only database")
-                .isEqualTo(waiting.size());
+        // held for ten relay poll intervals with nothing claimable in a read-only database
+        Invariants.holdFor("nothing dead-lettered and no attempt spent on a read-only database",
+                Duration.ofSeconds(2), Duration.ofMillis(200), () -> {
+            assertThat(count("status = 'DEAD_LETTERED'")).as("nothing dead-lettered").isZero();
+            assertThat(count("status = 'PENDING' AND attempts = 0"))
+                    .as("no attempt spent on a read-only database").isEqualTo(waiting.size());
+        });
 
         // writable again, and no session terminated this time: only connections replaced on 25006 can recover
         setReadOnly(false);

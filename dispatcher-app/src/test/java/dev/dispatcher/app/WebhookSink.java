@@ -8,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -16,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
 
 /**
  * A webhook receiver on the loopback interface for tests: records every request (headers lower-cased, body) and
@@ -75,16 +75,11 @@ public final class WebhookSink implements AutoCloseable {
     }
 
     /** The first request whose {@code Idempotency-Key} is {@code messageId}, waiting up to {@code timeout}. */
-    public Optional<Request> await(String messageId, Duration timeout) throws InterruptedException {
-        Instant deadline = Instant.now().plus(timeout);
-        while (true) {
-            Optional<Request> found = requests.stream()
-                    .filter(r -> messageId.equals(r.header("Idempotency-Key"))).findFirst();
-            if (found.isPresent() || Instant.now().isAfter(deadline)) {
-                return found;
-            }
-            Thread.sleep(50);
-        }
+    public Optional<Request> await(String messageId, Duration timeout) {
+        return Awaitility.await("a webhook request with Idempotency-Key " + messageId).atMost(timeout)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> requests.stream().filter(r -> messageId.equals(r.header("Idempotency-Key"))).findFirst(),
+                        Optional::isPresent);
     }
 
     @Override

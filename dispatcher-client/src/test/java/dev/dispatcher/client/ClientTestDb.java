@@ -1,6 +1,6 @@
 package dev.dispatcher.client;
 
-import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
@@ -90,23 +90,20 @@ public final class ClientTestDb {
      * holds, as {@code pg_locks} and {@code pg_blocking_pids} show it: the moment a second writer of the key is
      * held back, made visible instead of guessed with a sleep.
      */
-    public static void awaitWriterBlockedBy(int holderPid) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    public static void awaitWriterBlockedBy(int holderPid) throws SQLException {
         try (Connection c = postgres.openConnection(); PreparedStatement q = c.prepareStatement("""
                 SELECT count(*) FROM pg_locks l
                  WHERE l.locktype = 'advisory' AND NOT l.granted AND ? = ANY (pg_blocking_pids(l.pid))
                 """)) {
             q.setInt(1, holderPid);
-            while (System.nanoTime() < deadline) {
-                try (ResultSet r = q.executeQuery()) {
-                    r.next();
-                    if (r.getInt(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(10);
-            }
+            await("a writer waiting for the advisory lock of backend " + holderPid).atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> {
+                        try (ResultSet r = q.executeQuery()) {
+                            r.next();
+                            return r.getInt(1) > 0;
+                        }
+                    });
         }
-        fail("no writer came to wait for the advisory lock of backend " + holderPid + " within 20 s");
     }
 }

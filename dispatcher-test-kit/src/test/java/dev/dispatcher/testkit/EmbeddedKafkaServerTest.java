@@ -2,13 +2,13 @@ package dev.dispatcher.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -57,13 +57,10 @@ class EmbeddedKafkaServerTest {
 
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
       // the controller accepted the deletion; the broker's metadata may show it a moment later
-      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-      Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-      while (names.contains("kit-deleted") && System.nanoTime() < deadline) {
-        Thread.sleep(50); // the test thread
-        names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-      }
-      assertThat(names).doesNotContain("kit-deleted");
+      await("kit-deleted no longer listed").atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(50))
+          .untilAsserted(() -> assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+              .doesNotContain("kit-deleted"));
     }
   }
 

@@ -3,6 +3,7 @@ package dev.dispatcher.testkit;
 import static dev.dispatcher.testkit.EmbeddedKafkaServerTest.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,12 +92,15 @@ class SecuredKafkaTest {
         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
       consumer.subscribe(List.of("kit-secured.orders"));
-      while (records.isEmpty() && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-      }
+      // a refusal is thrown by poll and ends the wait with it
+      await("a record read as " + user).atMost(Duration.ofSeconds(30)).pollInSameThread()
+          .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+          .until(() -> {
+            consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            return !records.isEmpty();
+          });
     }
     return records;
   }

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,12 +37,10 @@ class ConcurrentReplayIT extends ApiTestSupport {
             var both = Flux.merge(replay(client, "operator", id), replay(client, "operator2", id))
                     .collectList().toFuture();
             // wait until both requests are blocked on the row, then let them go
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND query LIKE '%FOR NO KEY UPDATE%' AND query LIKE '%outbox_message%'") < 2) {
-                assertThat(System.nanoTime()).as("both replays waiting on the row lock").isLessThan(deadline);
-                Thread.sleep(20);
-            }
+            await("both replays waiting on the row lock").atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                            + " AND query LIKE '%FOR NO KEY UPDATE%' AND query LIKE '%outbox_message%'") >= 2);
             holder.commit();
             statuses = both.get(30, java.util.concurrent.TimeUnit.SECONDS);
         }

@@ -167,12 +167,10 @@ class InboxOperatorApiIT extends OpsTestSupport {
             var both = Flux.merge(replay(client, OPERATOR, id), replay(client, OTHER_OPERATOR, id))
                     .collectList().toFuture();
             // both requests wait on the row (pg_blocking_pids: the holder, or the request queued ahead), then go
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (count("SELECT count(*) FROM pg_stat_activity WHERE cardinality(pg_blocking_pids(pid)) > 0"
-                    + " AND query LIKE '%FOR NO KEY UPDATE%' AND query LIKE '%inbox_message%'") < 2) {
-                assertThat(System.nanoTime()).as("both replays waiting on the row lock").isLessThan(deadline);
-                Thread.sleep(20);
-            }
+            await("both replays waiting on the row lock").atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> count("SELECT count(*) FROM pg_stat_activity WHERE cardinality(pg_blocking_pids(pid))"
+                            + " > 0 AND query LIKE '%FOR NO KEY UPDATE%' AND query LIKE '%inbox_message%'") >= 2);
             holder.commit();
             statuses = both.get(30, TimeUnit.SECONDS);
         }

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.sql.OutboxSql;
 import java.nio.charset.StandardCharsets;
@@ -139,12 +140,9 @@ class IngestConcurrencyIT extends ApiTestSupport {
      * Waits until the ingest statement is blocked by backend {@code pid} (the only statement of the service that
      * can wait for the lock or row it holds; pg_stat_activity keeps only the first kilobyte of its text).
      */
-    static void awaitBlockedBy(int pid) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (count("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
-                + " AND query LIKE 'WITH input AS MATERIALIZED%'", pid) == 0) {
-            assertThat(System.nanoTime()).as("an ingest blocked by backend " + pid).isLessThan(deadline);
-            Thread.sleep(10);
-        }
+    static void awaitBlockedBy(int pid) {
+        await("an ingest blocked by backend " + pid).atMost(WAIT).pollInterval(Duration.ofMillis(10))
+                .until(() -> count("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
+                        + " AND query LIKE 'WITH input AS MATERIALIZED%'", pid) > 0);
     }
 }

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.pool.ConnectionPool;
@@ -126,11 +127,8 @@ class IngestFaultsIT extends ApiTestSupport {
             holder.commit();
         }
         ConnectionPool pool = (ConnectionPool) connectionFactory;
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (pool.getMetrics().orElseThrow().acquiredSize() > 0) {
-            assertThat(System.nanoTime()).as("pooled connections all given back").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        await("pooled connections all given back").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                .until(() -> pool.getMetrics().orElseThrow().acquiredSize() == 0);
         assertEveryPooledConnectionAnswers(pool);
         // and the API answers
         producing().post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)

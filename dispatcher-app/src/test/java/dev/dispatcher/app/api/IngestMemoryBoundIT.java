@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.DispatcherTestProperties;
 import dev.dispatcher.sql.OutboxSql;
@@ -111,11 +112,9 @@ class IngestMemoryBoundIT {
             }
             // refusals come at once, admitted requests wait behind the lock: release it only once every refusal
             // is in, so that no request is admitted into room the lane made by moving on
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (answers.stream().filter(CompletableFuture::isDone).count() < flood + 1 - admitted
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await("every refusal answered while the lock is held").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> answers.stream().filter(CompletableFuture::isDone).count() >= flood + 1 - admitted);
             answers.forEach(a -> answeredWhileHeld.add(a.isDone()));
             holder.commit();
         }
@@ -180,17 +179,14 @@ class IngestMemoryBoundIT {
                 "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
                         + " AND query LIKE 'WITH input AS MATERIALIZED%'")) {
             q.setInt(1, pid);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (true) {
-                try (var rows = q.executeQuery()) {
-                    rows.next();
-                    if (rows.getLong(1) > 0) {
-                        return;
-                    }
-                }
-                assertThat(System.nanoTime()).as("an ingest blocked by backend " + pid).isLessThan(deadline);
-                Thread.sleep(10);
-            }
+            await("an ingest blocked by backend " + pid).atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> {
+                        try (var rows = q.executeQuery()) {
+                            rows.next();
+                            return rows.getLong(1) > 0;
+                        }
+                    });
         }
     }
 

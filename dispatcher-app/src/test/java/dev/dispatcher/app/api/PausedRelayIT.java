@@ -1,7 +1,9 @@
 package dev.dispatcher.app.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.app.Invariants;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import java.lang.management.ManagementFactory;
@@ -47,10 +49,12 @@ class PausedRelayIT extends ApiTestSupport {
                 accepted.add(id);
                 sendAndHangUp(IngestApiIT.item(UUID.randomUUID(), topic, "k" + (i % 8), "2"), 0);
             }
-            // give the paused claim loop notifications and poll ticks to react to
-            Thread.sleep(1500);
-            assertNoThreadOfTheServiceIsBusy(Duration.ofSeconds(1));
+            // ingest settled: every insert committed and notified, so the paused claim loop has notifications
+            // and poll ticks to react to while it is watched
             ConnectionPool pool = (ConnectionPool) connectionFactory;
+            awaitTrue("ingest settled: the pool has all its connections back",
+                    () -> pool.getMetrics().orElseThrow().acquiredSize() == 0);
+            assertNoThreadOfTheServiceIsBusy(Duration.ofSeconds(1));
             assertEveryPooledConnectionAnswers(pool);
 
             WebTestClient bounded = http.mutate().responseTimeout(BOUND)
@@ -80,30 +84,28 @@ class PausedRelayIT extends ApiTestSupport {
      * schedulers that used more than a third of {@code window} of CPU is spinning. (Run with the gate's old
      * wait, this sees reactor-tcp-epoll-3 at 991 ms of 1,000.)
      */
-    private static void assertNoThreadOfTheServiceIsBusy(Duration window) throws InterruptedException {
+    private static void assertNoThreadOfTheServiceIsBusy(Duration window) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<Long, Long> before = new HashMap<>();
         for (long id : threads.getAllThreadIds()) {
             before.put(id, threads.getThreadCpuTime(id));
         }
-        Thread.sleep(window.toMillis());
-        for (long id : threads.getAllThreadIds()) {
-            ThreadInfo info = threads.getThreadInfo(id);
-            Long start = before.get(id);
-            long cpu = threads.getThreadCpuTime(id);
-            if (info != null && start != null && start >= 0 && cpu >= 0
-                    && info.getThreadName().matches("(reactor-|parallel-|boundedElastic-).*")) {
-                assertThat(Duration.ofNanos(cpu - start)).as("CPU used by " + info.getThreadName() + " in " + window)
-                        .isLessThan(window.dividedBy(3));
+        Invariants.holdFor("no thread of the service busy for " + window, window, Duration.ofMillis(100), () -> {
+            for (long id : threads.getAllThreadIds()) {
+                ThreadInfo info = threads.getThreadInfo(id);
+                Long start = before.get(id);
+                long cpu = threads.getThreadCpuTime(id);
+                if (info != null && start != null && start >= 0 && cpu >= 0
+                        && info.getThreadName().matches("(reactor-|parallel-|boundedElastic-).*")) {
+                    assertThat(Duration.ofNanos(cpu - start))
+                            .as("CPU used by " + info.getThreadName() + " in " + window)
+                            .isLessThan(window.dividedBy(3));
+                }
             }
-        }
+        });
     }
 
-    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.sleep(20);
-        }
+    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) {
+        await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
     }
 }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.support.ui.Select;
 import org.springframework.http.MediaType;
 
@@ -168,14 +169,16 @@ class ConsoleBrowserIT extends OpsTestSupport {
         allowLargeRecords();
         browser.click("#replay");
         assertThat(browser.text("#action-ok")).contains("PENDING");
-        browser.until(d -> {
-            if (browser.present("#message-status") && browser.text("#message-status").equals("DELIVERED")) {
-                return true;
-            }
-            d.navigate().refresh();
-            sleep(500);
-            return null;
-        }, "the replayed message delivered");
+        // the page shows a message as loaded: refreshed after each look until it shows the delivery
+        await("the replayed message delivered").atMost(Duration.ofSeconds(60)).pollInSameThread()
+                .pollInterval(Duration.ofMillis(500)).ignoreException(StaleElementReferenceException.class)
+                .until(() -> {
+                    if (browser.present("#message-status") && browser.text("#message-status").equals("DELIVERED")) {
+                        return true;
+                    }
+                    browser.driver().navigate().refresh();
+                    return false;
+                });
         assertThat(browser.text("#audit")).contains("replay").contains(OPERATOR).contains("DEAD_LETTERED");
         browser.screenshot("06-message-delivered");
         assertThat(TestServers.kafka().consume(SMALL_TOPIC, 1, Duration.ofSeconds(10))).anyMatch(r ->
@@ -359,13 +362,5 @@ class ConsoleBrowserIT extends OpsTestSupport {
     private static long number(String text) {
         String digits = text.replace(",", "").trim();
         return digits.matches("\\d+") ? Long.parseLong(digits) : -1;
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

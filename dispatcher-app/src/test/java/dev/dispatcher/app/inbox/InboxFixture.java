@@ -1,5 +1,7 @@
 package dev.dispatcher.app.inbox;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
@@ -39,6 +41,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -249,28 +252,19 @@ final class InboxFixture implements AutoCloseable {
     }
 
     /** Waits until {@code sql} (a count) returns {@code expected}, or fails after {@code timeout}. */
-    void awaitCount(String sql, long expected, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long seen = -1;
-        while (System.nanoTime() < deadline) {
-            seen = count(sql);
-            if (seen == expected) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("expected " + expected + " from " + sql + ", but saw " + seen + "; inbox "
-                + inboxStatuses());
+    void awaitCount(String sql, long expected, Duration timeout) {
+        Awaitility.await("%d from %s".formatted(expected, sql)).atMost(timeout).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> {
+                    long seen = count(sql);
+                    if (seen != expected) { // the inbox's state, told only when it is not yet as expected
+                        assertThat(seen).as("%s; inbox %s", sql, inboxStatuses()).isEqualTo(expected);
+                    }
+                });
     }
 
-    static void await(String what, BooleanSupplier condition, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+    /** Waits until {@code condition} holds, named {@code what}, or fails after {@code timeout}. */
+    static void await(String what, BooleanSupplier condition, Duration timeout) {
+        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
     }
 
     static double counter(DispatcherMetrics metrics, String result) {

@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -285,11 +286,8 @@ class IngestWriterTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        Awaitility.await(what).atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1)).until(condition::getAsBoolean);
     }
 
     private static String keyInAnotherLane(String key, int lanes) {

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
@@ -107,8 +108,12 @@ class PublisherHandOffIT {
             start = System.nanoTime();
             List<List<PublishResult>> second = handOff(publisher, topic, other);
             Duration secondTook = Duration.ofNanos(System.nanoTime() - start);
-            Thread.sleep(1_100); // past the cached refusal
-            List<List<PublishResult>> third = handOff(publisher, topic, other);
+            PublishResult missing = new PublishResult.Failed(unknown(topic));
+            List<List<PublishResult>> third = await("the topic looked up again once the cached refusal expired")
+                    .atMost(Duration.ofSeconds(20)).pollDelay(Duration.ofMillis(1_100))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> handOff(publisher, topic, other),
+                            handOff -> handOff.get(0).stream().allMatch(missing::equals));
 
             assertThat(first.get(0)).as("unacknowledged, or refused by a send's metadata wait")
                     .allSatisfy(r -> assertThat(r).isInstanceOfSatisfying(PublishResult.Failed.class,
@@ -163,13 +168,12 @@ class PublisherHandOffIT {
     }
 
     /** Waits (the test thread) until the broker no longer lists {@code topic}. */
-    private static void awaitGone(RelayFixture fx, String topic) throws InterruptedException {
+    private static void awaitGone(RelayFixture fx, String topic) {
         RecordPublisher probe = fx.publisher(fx.kafka.bootstrapServers(), Map.of());
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (probe.checkTopic(topic).block(Duration.ofSeconds(30)).isEmpty()) {
-            assertThat(System.nanoTime()).as("topic %s still listed", topic).isLessThan(deadline);
-            Thread.sleep(1_100); // past the cached answer's lifetime
-        }
+        // each check past the previous cached answer's lifetime
+        await("topic %s no longer listed".formatted(topic)).atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1_100))
+                .until(() -> probe.checkTopic(topic).block(Duration.ofSeconds(30)).isPresent());
     }
 
     private static RecordPublisher.Lane lane(String topic, String key, int n, boolean ordered) {

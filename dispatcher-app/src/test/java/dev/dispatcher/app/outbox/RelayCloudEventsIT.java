@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.store.Ordering;
@@ -104,10 +105,12 @@ class RelayCloudEventsIT {
                     .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (events.size() < n && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> events.put(r.value().getId(), r));
-            }
+            await("%d CloudEvents read from %s".formatted(n, topic)).atMost(Duration.ofSeconds(30))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).pollInSameThread()
+                    .until(() -> {
+                        consumer.poll(Duration.ofMillis(200)).forEach(r -> events.put(r.value().getId(), r));
+                        return events.size() >= n;
+                    });
         }
         return events;
     }

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
@@ -11,6 +12,7 @@ import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.app.store.OutboxStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.MeterNotFoundException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -59,17 +61,22 @@ class RelayCrashWindowIT {
             assertThat(fx.count("id = '" + id + "' AND status = 'DELIVERED' AND version = 1 AND attempts = 2 "
                     + "AND lease_owner = 'recovering-relay' AND lease_until IS NULL")).isEqualTo(1);
             MeterRegistry registry = metrics.registry();
-            // the relay counts a transition after its commit, which this thread may have seen first
-            awaitCounter(registry, "published", Duration.ofSeconds(20));
-            assertThat(registry.get("dispatcher.lease.expirations").tag("queue", "outbox").counter().count())
-                    .isEqualTo(1.0);
-            assertThat(registry.get("dispatcher.transition.attempts").tag("transition", "deliver")
-                    .tag("outcome", "applied").counters())
-                    .singleElement().satisfies(c -> assertThat(c.count()).isEqualTo(1.0));
+            // the relay counts a transition after its commit, which this thread may have seen first: the wait is
+            // on every series asserted, not on one of them
+            await("the recovery counted: one lease expiry, one deliver applied, one message published")
+                    .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                    .ignoreException(MeterNotFoundException.class)
+                    .untilAsserted(() -> {
+                        assertThat(registry.get("dispatcher.lease.expirations").tag("queue", "outbox").counter()
+                                .count()).isEqualTo(1.0);
+                        assertThat(registry.get("dispatcher.transition.attempts").tag("transition", "deliver")
+                                .tag("outcome", "applied").counters())
+                                .singleElement().satisfies(c -> assertThat(c.count()).isEqualTo(1.0));
+                        assertThat(registry.get("dispatcher.messages").tag("result", "published").counter()
+                                .count()).isEqualTo(1.0);
+                    });
             assertThat(registry.find("dispatcher.transition.attempts").tag("outcome", "stale_lease").counters())
                     .isEmpty();
-            assertThat(registry.get("dispatcher.messages").tag("result", "published").counter().count())
-                    .isEqualTo(1.0);
         }
     }
 
@@ -82,26 +89,22 @@ class RelayCrashWindowIT {
             fx.relay(RelayFixture.settings("robbed-relay", Ordering.PER_KEY), new LeaseThiefPublisher(fx), metrics);
 
             MeterRegistry registry = metrics.registry();
-            awaitCounter(registry, "persist_skipped", Duration.ofSeconds(20));
-            assertThat(registry.get("dispatcher.messages").tag("result", "persist_skipped").counter().count())
-                    .isEqualTo(1.0);
+            // the wait is on every series asserted, not on one of them
+            await("the stolen send counted: one persist skipped, one stale-lease deliver")
+                    .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                    .ignoreException(MeterNotFoundException.class)
+                    .untilAsserted(() -> {
+                        assertThat(registry.get("dispatcher.messages").tag("result", "persist_skipped").counter()
+                                .count()).isEqualTo(1.0);
+                        assertThat(registry.get("dispatcher.transition.attempts").tag("transition", "deliver")
+                                .tag("outcome", "stale_lease").tag("durable_status", "pending").counter().count())
+                                .isEqualTo(1.0);
+                    });
             assertThat(registry.find("dispatcher.messages").tag("result", "published").counters()).isEmpty();
-            assertThat(registry.get("dispatcher.transition.attempts").tag("transition", "deliver")
-                    .tag("outcome", "stale_lease").tag("durable_status", "pending").counter().count())
-                    .isEqualTo(1.0);
             assertThat(registry.find("dispatcher.transition.attempts").tag("outcome", "applied").counters())
                     .isEmpty();
             assertThat(fx.count("id = '" + id + "' AND status = 'PENDING' AND lease_owner = 'thief' "
                     + "AND version = 0")).isEqualTo(1);
-        }
-    }
-
-    /** Waits until the relay has counted a message with {@code result}; the caller asserts the exact count. */
-    private static void awaitCounter(MeterRegistry registry, String result, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (registry.find("dispatcher.messages").tag("result", result).counter() == null
-                && System.nanoTime() < deadline) {
-            Thread.sleep(50);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.Ordering;
@@ -43,7 +44,10 @@ class RelayDatabaseConnectionsKilledIT {
             int killed = 0;
             for (int round = 0; round < 3; round++) {
                 killed += terminate(fx, workerId);
-                Thread.sleep(300);
+                if (round < 2) { // the next round kills the connections the relay opened again
+                    await("the relay connected again after kill round " + round).atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(20)).until(() -> countBackends(fx, workerId) > 0);
+                }
             }
             long deliveredAfterKills = fx.count("status = 'DELIVERED'");
             System.out.println("DIAG killed backends=" + killed + " deliveredAfterKills=" + deliveredAfterKills);
@@ -52,9 +56,9 @@ class RelayDatabaseConnectionsKilledIT {
 
             // each failed claim waits a poll interval before the next
             fx.awaitCount("status = 'DELIVERED'", n, Duration.ofSeconds(60));
-            // give the listener time to notice its dead connection (keep-alive 2 s) and reconnect
-            Thread.sleep(3000);
-            assertThat(countBackends(fx, workerId)).as("the relay reconnected").isPositive();
+            // the listener notices its dead connection (keep-alive 2 s) and listens again on a new one
+            await("the relay's listener connected again").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20)).until(() -> countListeners(fx, workerId) > 0);
 
             // The relay claimed each round's rows after they were seeded, then waited for a wake-up or its poll: a
             // poll-driven claim of the next round comes a whole poll interval after that, so a round delivered
@@ -77,13 +81,18 @@ class RelayDatabaseConnectionsKilledIT {
                             .isLessThan(poll);
                 }
                 previousSeeding = seeding;
-                Thread.sleep(500);
+                // the relay back to waiting for a wake-up or its poll, so the next round's claim is woken
+                await("the relay idle after round " + round).during(Duration.ofMillis(300))
+                        .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> countActiveBackends(fx, workerId) == 0);
             }
 
             int total = ids.size();
             assertThat(fx.count("status = 'DELIVERED' AND lease_until IS NULL")).isEqualTo(total);
-            assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied"))
-                    .as("each message's Deliver applied exactly once").isEqualTo(total);
+            // counted after each commit, which this thread may have seen first
+            await("each message's Deliver counted").atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied"))
+                            .as("each message's Deliver applied exactly once").isEqualTo(total));
             Map<String, Integer> onKafka = RelayKafkaOutageIT.messageIdsOnKafka(fx.kafka, topic, total);
             System.out.println("DIAG killed records=" + onKafka.values().stream().mapToInt(i -> i).sum()
                     + " distinct=" + onKafka.size() + " stale=" + RelayKafkaOutageIT.counter(metrics, "deliver",
@@ -104,6 +113,29 @@ class RelayDatabaseConnectionsKilledIT {
             }
         }
         return killed;
+    }
+
+    /** The relay's sessions that last ran LISTEN or its keep-alive: the listener's (the pool runs neither). */
+    private static long countListeners(RelayFixture fx, String workerId) throws Exception {
+        try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM"
+                + " pg_stat_activity WHERE application_name = ? AND query IN ('LISTEN dispatcher_outbox', 'SELECT 1')")) {
+            s.setString(1, workerId);
+            try (ResultSet rows = s.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    private static long countActiveBackends(RelayFixture fx, String workerId) throws Exception {
+        try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state <> 'idle'")) {
+            s.setString(1, workerId);
+            try (ResultSet rows = s.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
     }
 
     private static long countBackends(RelayFixture fx, String workerId) throws Exception {

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.SendFailure;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
@@ -91,13 +92,9 @@ class RelayFailingKeyIT {
      * returns that state.
      */
     private static RelayPoisonAndRetryIT.Row awaitScheduled(RelayFixture fx, UUID id) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        RelayPoisonAndRetryIT.Row row = RelayPoisonAndRetryIT.row(fx, id);
-        while (!row.status().equals("RETRY_SCHEDULED") || row.leaseUntil() != null || row.attempts() < 2) {
-            assertThat(System.nanoTime()).as("row %s never seen scheduled: %s", id, row).isLessThan(deadline);
-            Thread.sleep(5);
-            row = RelayPoisonAndRetryIT.row(fx, id);
-        }
-        return row;
+        return await("row %s scheduled for retry after at least two attempts, not leased".formatted(id))
+                .atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> RelayPoisonAndRetryIT.row(fx, id), row -> row.status().equals("RETRY_SCHEDULED")
+                        && row.leaseUntil() == null && row.attempts() >= 2);
     }
 }

@@ -1,5 +1,8 @@
 package dev.dispatcher.app.outbox;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.dispatcher.app.kafka.Publishers;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
@@ -172,18 +175,15 @@ final class RelayFixture implements AutoCloseable {
     }
 
     /** Waits until {@code where} matches {@code expected} rows, or fails after {@code timeout}. */
-    void awaitCount(String where, long expected, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long seen = -1;
-        while (System.nanoTime() < deadline) {
-            seen = count(where);
-            if (seen == expected) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("expected " + expected + " rows where " + where + ", but saw " + seen
-                + "; statuses " + statusCounts() + "; errors " + lastErrors());
+    void awaitCount(String where, long expected, Duration timeout) {
+        await("%d rows where %s".formatted(expected, where)).atMost(timeout).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> {
+                    long seen = count(where);
+                    if (seen != expected) { // the state around it, told only when it is not yet as expected
+                        assertThat(seen).as("rows where %s; statuses %s; errors %s", where, statusCounts(),
+                                lastErrors()).isEqualTo(expected);
+                    }
+                });
     }
 
     @Override

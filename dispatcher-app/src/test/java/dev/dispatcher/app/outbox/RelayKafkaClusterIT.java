@@ -1,7 +1,9 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.ClusterCheck;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.Publishers;
@@ -108,11 +110,17 @@ class RelayKafkaClusterIT {
                 cluster.awaitIsr(topic, 1, AWAIT);
                 long lastSeqAtOneReplica = lastSeq(fx);
                 List<Snapshot> samples = new ArrayList<>();
-                long heldSince = System.nanoTime();
-                while (System.nanoTime() - heldSince < Duration.ofSeconds(5).toNanos()) {
-                    samples.add(Snapshot.take(fx, topic, lastSeqAtOneReplica));
-                    Thread.sleep(200);
-                }
+                // sampled every 200 ms, each sample as it must be, for five seconds of one replica
+                Invariants.holdFor("rows of the topic held, unspent and unacknowledged, with one in-sync replica",
+                        Duration.ofSeconds(5), Duration.ofMillis(200), () -> {
+                    Snapshot s = Snapshot.take(fx, topic, lastSeqAtOneReplica);
+                    samples.add(s);
+                    assertThat(s.retryOrDead()).as("unavailability spends no attempt: %s", s).isZero();
+                    assertThat(s.givenBackWithAttempts()).as("rows given back got their attempt back: %s", s)
+                            .isZero();
+                    assertThat(s.deliveredAfter()).as("nothing is acknowledged by one replica: %s", s)
+                            .isZero();
+                });
                 // a topic that needs one replica only is writable meanwhile: the relay's per-topic isolation shows here
                 String lenientWhileHeld = "topic = '" + lenient + "' AND seq > " + lastSeqAtOneReplica;
                 System.out.println("DIAG cluster min.insync=1 topic while the other was held: written "
@@ -124,12 +132,6 @@ class RelayKafkaClusterIT {
                 System.out.println("DIAG cluster one replica: first " + samples.getFirst() + " last "
                         + samples.getLast() + "; errors " + fx.lastErrors() + "; releases "
                         + RelayKafkaOutageIT.counter(metrics, "release", "applied"));
-                for (Snapshot s : samples) {
-                    assertThat(s.retryOrDead()).as("unavailability spends no attempt: %s", s).isZero();
-                    assertThat(s.givenBackWithAttempts()).as("rows given back got their attempt back: %s", s)
-                            .isZero();
-                    assertThat(s.deliveredAfter()).as("nothing is acknowledged by one replica: %s", s).isZero();
-                }
                 assertThat(samples.getLast().live()).as("rows wait, live").isPositive();
                 assertThat(RelayKafkaOutageIT.counter(metrics, "release", "applied"))
                         .as("the relay tried, was refused and gave rows back").isPositive();
@@ -180,10 +182,8 @@ class RelayKafkaClusterIT {
                 assertThat(publisher.publishAll(List.of(lane(strong), lane(weak)), RecordPublisher.Pace.PROMPT)
                         .block(AWAIT)).hasSize(2);
             }
-            long deadline = System.nanoTime() + AWAIT.toNanos();
-            while (warnings.messages().isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await("a durability warning logged").atMost(AWAIT).pollInterval(Duration.ofMillis(20))
+                    .until(() -> !warnings.messages().isEmpty());
             assertThat(publisher.publishAll(List.of(lane(strong), lane(weak)), RecordPublisher.Pace.PROMPT)
                     .block(AWAIT)).hasSize(2);
 

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
@@ -8,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.AppenderBase;
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.Ordering;
@@ -29,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -79,25 +82,25 @@ class RelayKafkaOutageIT {
                 // while open: no claim (claims raise attempts and leases; releases only lower them), released
                 // rows have their attempt back, and nothing is scheduled for retry or dead-lettered
                 List<Snapshot> samples = new ArrayList<>();
-                for (int i = 0; i < 30; i++) {
-                    samples.add(Snapshot.take(fx));
+                Invariants.holdFor("the breaker open, no claim and no attempt spent", Duration.ofSeconds(3),
+                        Duration.ofMillis(100), () -> {
+                    Snapshot after = Snapshot.take(fx);
                     assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
-                    Thread.sleep(100);
-                }
+                    if (!samples.isEmpty()) {
+                        Snapshot before = samples.getLast();
+                        assertThat(after.attemptsSum()).as("no claim while open: %s then %s", before, after)
+                                .isLessThanOrEqualTo(before.attemptsSum());
+                        assertThat(after.leased()).as("no claim while open: %s then %s", before, after)
+                                .isLessThanOrEqualTo(before.leased());
+                    }
+                    samples.add(after);
+                    assertThat(after.releasedWithAttempts())
+                            .as("released rows got their attempt back: %s", after).isZero();
+                    assertThat(after.retryOrDead()).as("unavailability spends no attempts: %s", after)
+                            .isZero();
+                });
                 System.out.println("DIAG outage open samples first=" + samples.getFirst() + " last="
                         + samples.getLast());
-                for (int i = 1; i < samples.size(); i++) {
-                    Snapshot before = samples.get(i - 1);
-                    Snapshot after = samples.get(i);
-                    assertThat(after.attemptsSum()).as("no claim while open: %s then %s", before, after)
-                            .isLessThanOrEqualTo(before.attemptsSum());
-                    assertThat(after.leased()).as("no claim while open: %s then %s", before, after)
-                            .isLessThanOrEqualTo(before.leased());
-                }
-                for (Snapshot s : samples) {
-                    assertThat(s.releasedWithAttempts()).as("released rows got their attempt back: %s", s).isZero();
-                    assertThat(s.retryOrDead()).as("unavailability spends no attempts: %s", s).isZero();
-                }
                 assertThat(samples.getLast().delivered()).isLessThan(n);
 
                 kafka.proxy().restore();
@@ -124,30 +127,25 @@ class RelayKafkaOutageIT {
         }
     }
 
-    private static void awaitState(CircuitBreaker breaker, CircuitBreaker.State state, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (breaker.getState() != state) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("breaker did not reach " + state + " within " + timeout + ": "
-                        + breaker.getState() + " " + breaker.getMetrics().getFailureRate());
-            }
-            Thread.sleep(20);
-        }
+    private static void awaitState(CircuitBreaker breaker, CircuitBreaker.State state, Duration timeout) {
+        await("the breaker " + state).atMost(timeout).pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> assertThat(breaker.getState())
+                        .as("failure rate %s", breaker.getMetrics().getFailureRate()).isEqualTo(state));
     }
 
     /** Waits until {@code where} matches at least {@code min} rows, polling often so that the caller acts mid-run. */
-    static long awaitAtLeast(RelayFixture fx, String where, long min, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long seen;
-        while ((seen = fx.count(where)) < min) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("expected at least " + min + " rows where " + where + ", but saw " + seen
-                        + "; statuses " + fx.statusCounts() + "; errors " + fx.lastErrors());
-            }
-            Thread.sleep(10);
-        }
-        return seen;
+    static long awaitAtLeast(RelayFixture fx, String where, long min, Duration timeout) {
+        AtomicLong seen = new AtomicLong();
+        await("at least %d rows where %s".formatted(min, where)).atMost(timeout).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
+                .untilAsserted(() -> {
+                    seen.set(fx.count(where));
+                    if (seen.get() < min) { // the state around it, told only while short of it
+                        assertThat(seen.get()).as("rows where %s; statuses %s; errors %s", where,
+                                fx.statusCounts(), fx.lastErrors()).isGreaterThanOrEqualTo(min);
+                    }
+                });
+        return seen.get();
     }
 
     private static int maxAttempts(RelayFixture fx) throws Exception {

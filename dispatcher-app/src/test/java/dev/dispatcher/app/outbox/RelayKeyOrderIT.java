@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.Jitter;
@@ -49,12 +50,13 @@ class RelayKeyOrderIT {
 
             long start = System.nanoTime();
             List<Long> deliveredPerSecond = new ArrayList<>();
-            long delivered = 0;
-            while (delivered < n && System.nanoTime() - start < Duration.ofSeconds(90).toNanos()) {
-                Thread.sleep(1000);
-                delivered = fx.count("status = 'DELIVERED'");
-                deliveredPerSecond.add(delivered);
-            }
+            await("every message delivered, progress sampled each second").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        long delivered = fx.count("status = 'DELIVERED'");
+                        deliveredPerSecond.add(delivered);
+                        return delivered >= n;
+                    });
             System.out.println("DIAG keyorder deliveredIn=" + Duration.ofNanos(System.nanoTime() - start).toMillis()
                     + "ms progress=" + deliveredPerSecond);
             fx.awaitCount("status = 'DELIVERED'", n, Duration.ofSeconds(1));

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.store.Ordering;
@@ -65,8 +66,12 @@ class RelayPoisonAndRetryIT {
             expected.addAll(RelayCompetingIT.strings(after));
             expected.add(follower.toString());
             assertThat(onKafka).isEqualTo(expected);
-            assertThat(counter(metrics, "dead_lettered")).isEqualTo(1.0);
-            assertThat(counter(metrics, "published")).isEqualTo(201.0);
+            // the relay counts a message after its commit, which this thread may have seen first
+            await("the dead letter and every publish counted").atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> {
+                        assertThat(counter(metrics, "dead_lettered")).isEqualTo(1.0);
+                        assertThat(counter(metrics, "published")).isEqualTo(201.0);
+                    });
         }
     }
 
@@ -86,16 +91,17 @@ class RelayPoisonAndRetryIT {
             // visible_after - last_attempt_at per spent attempt. Each retry's schedule can be seen for its whole
             // delay, so the first delay is long enough for a sample to land in it on a loaded machine.
             Map<Integer, Long> scheduledGapMillis = new TreeMap<>();
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            await("the flaky row delivered, its retry schedule sampled on the way").atMost(Duration.ofSeconds(20))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        Row r = row(fx, flaky);
+                        if (r.status().equals("RETRY_SCHEDULED") && r.leaseUntil() == null) {
+                            scheduledGapMillis.put(r.attempts(),
+                                    Duration.between(r.lastAttemptAt(), r.visibleAfter()).toMillis());
+                        }
+                        return r.status().equals("DELIVERED");
+                    });
             Row r = row(fx, flaky);
-            while (!r.status().equals("DELIVERED") && System.nanoTime() < deadline) {
-                if (r.status().equals("RETRY_SCHEDULED") && r.leaseUntil() == null) {
-                    scheduledGapMillis.put(r.attempts(),
-                            Duration.between(r.lastAttemptAt(), r.visibleAfter()).toMillis());
-                }
-                Thread.sleep(20);
-                r = row(fx, flaky);
-            }
             List<Instant> handOffs = publisher.handOffTimes(flaky.toString());
             List<Long> handOffGaps = new ArrayList<>();
             for (int i = 1; i < handOffs.size(); i++) {
@@ -172,8 +178,11 @@ class RelayPoisonAndRetryIT {
             Set<String> expected = new HashSet<>(RelayCompetingIT.strings(others));
             expected.add(follower.toString());
             assertThat(onKafka).isEqualTo(expected);
-            assertThat(counter(metrics, "dead_lettered")).isEqualTo(1.0);
-            assertThat(counter(metrics, "failed")).isEqualTo(5.0);
+            await("the dead letter and its failures counted").atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> {
+                        assertThat(counter(metrics, "dead_lettered")).isEqualTo(1.0);
+                        assertThat(counter(metrics, "failed")).isEqualTo(5.0);
+                    });
         }
     }
 

@@ -2,6 +2,7 @@ package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dispatcher.app.Invariants;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
@@ -73,9 +74,12 @@ class RelayShutdownIT {
             assertThat(RelayKafkaOutageIT.counter(metrics, "deliver", "applied")).isEqualTo(delivered);
 
             // a stopped relay claims nothing more
-            Thread.sleep(3 * settings.loop().pollInterval().toMillis());
-            assertThat(fx.count("status = 'DELIVERED'")).isEqualTo(delivered);
-            assertThat(fx.count("lease_until IS NOT NULL")).isZero();
+            Duration threePolls = settings.loop().pollInterval().multipliedBy(3);
+            Invariants.holdFor("nothing claimed for three poll intervals after stop", threePolls,
+                    settings.loop().pollInterval().dividedBy(2), () -> {
+                assertThat(fx.count("status = 'DELIVERED'")).isEqualTo(delivered);
+                assertThat(fx.count("lease_until IS NOT NULL")).isZero();
+            });
 
             Set<String> deliveredIds = deliveredIds(fx);
             Map<String, Integer> firstRun = RelayKafkaOutageIT.messageIdsOnKafka(fx.kafka, topic, (int) delivered);

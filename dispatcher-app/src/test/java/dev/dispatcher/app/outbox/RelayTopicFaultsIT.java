@@ -1,6 +1,7 @@
 package dev.dispatcher.app.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.kafka.KafkaFailures;
 import dev.dispatcher.app.kafka.RecordPublisher;
@@ -189,14 +190,10 @@ class RelayTopicFaultsIT {
 
     /** Samples {@code id} until it is given back (not leased) with a last error, and returns that state. */
     private static RelayPoisonAndRetryIT.Row awaitHeldBack(RelayFixture fx, UUID id) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        RelayPoisonAndRetryIT.Row row = RelayPoisonAndRetryIT.row(fx, id);
-        while (row.leaseUntil() != null || row.lastError() == null || !row.status().equals("PENDING")) {
-            assertThat(System.nanoTime()).as("row %s never seen held back: %s", id, row).isLessThan(deadline);
-            Thread.sleep(10);
-            row = RelayPoisonAndRetryIT.row(fx, id);
-        }
-        return row;
+        return await("row %s given back, not leased, with a last error".formatted(id))
+                .atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> RelayPoisonAndRetryIT.row(fx, id), row -> row.leaseUntil() == null
+                        && row.lastError() != null && row.status().equals("PENDING"));
     }
 
     /** Inserts {@code n} rows visible only after {@code in}, keyed {@code <topic>-<i % 10>}. */

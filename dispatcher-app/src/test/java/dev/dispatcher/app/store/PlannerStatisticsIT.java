@@ -1,6 +1,7 @@
 package dev.dispatcher.app.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.sql.OutboxSql;
 import dev.dispatcher.sql.StatisticsSql;
@@ -61,11 +62,9 @@ class PlannerStatisticsIT {
                       FROM generate_series(1, ?) g
                     """, ROWS);
             // the inserting backend reports its live rows to the cumulative statistics within about a second
-            List<String> analysed = List.of();
-            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-            while (analysed.isEmpty() && System.nanoTime() < deadline) {
-                analysed = statistics.refresh().block(StoreTestDb.BLOCK);
-            }
+            List<String> analysed = await("a refresh that analyses the grown outbox").atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> statistics.refresh().block(StoreTestDb.BLOCK), tables -> !tables.isEmpty());
             assertThat(analysed).containsExactly("outbox_message");
             assertThat(analysedRows()).as("pg_class.reltuples seen from a fresh connection").isEqualTo(ROWS);
             assertThat(histogramBuckets("seq")).as("sampled at the young tables' statistics target")

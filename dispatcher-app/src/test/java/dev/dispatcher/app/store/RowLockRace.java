@@ -1,5 +1,7 @@
 package dev.dispatcher.app.store;
 
+import static org.awaitility.Awaitility.await;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,23 +56,20 @@ final class RowLockRace implements AutoCloseable {
      * row lock, an advisory lock: {@code pg_blocking_pids}).
      */
     static void awaitBlockedBy(Jdbc jdbc, int pid, String query, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
         try (Connection watcher = jdbc.open(); PreparedStatement s = watcher.prepareStatement("""
                 SELECT count(*) FROM pg_stat_activity
                  WHERE ? = ANY(pg_blocking_pids(pid)) AND query LIKE ?""")) {
             s.setInt(1, pid);
             s.setString(2, query);
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    if (rs.getLong(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(10);
-            }
+            await("a statement like %s blocked on a lock of backend %d".formatted(query, pid)).atMost(timeout)
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> {
+                        try (ResultSet rs = s.executeQuery()) {
+                            rs.next();
+                            return rs.getLong(1) > 0;
+                        }
+                    });
         }
-        throw new AssertionError("no statement blocked on the lock within " + timeout);
     }
 
     /** Runs {@code sql} with {@code args} inside the locking transaction, then commits. */

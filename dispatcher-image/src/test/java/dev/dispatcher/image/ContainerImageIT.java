@@ -153,7 +153,9 @@ class ContainerImageIT {
                 throw new AssertionError(e.getMessage() + "; the container's log: " + logs(name), e);
             }
             Duration startTime = Duration.ofNanos(System.nanoTime() - started);
-            System.out.printf("ContainerImageIT: healthy %.1f s after podman run%n", startTime.toMillis() / 1000.0);
+            System.out.printf("ContainerImageIT: healthy %.1f s after podman run; the service: %s%n",
+                    startTime.toMillis() / 1000.0, logs(name).lines().filter(line -> line.contains("Started "))
+                            .findFirst().orElse("(no start line)"));
 
             UUID id = UUID.randomUUID();
             HttpResponse<String> accepted = HTTP.send(HttpRequest.newBuilder(

@@ -122,6 +122,22 @@ class KubernetesManifestsTest {
         assertThat(binds("DISPATCHER_SOURCES_0_URL", "dispatcher.sources[i].url")).isTrue();
         assertThat(binds("DISPATCHER_RELAY_BATCH_SIZE", "dispatcher.relay.batch-size")).isTrue();
         assertThat(binds("DISPATCHER_RELAY_BATCHES", "dispatcher.relay.batch-size")).isFalse();
+        assertThat(binds("DISPATCHER_SECURITY_TOKENS_1_ROLES_0", "dispatcher.security.tokens[i].roles")).isTrue();
+    }
+
+    @Test
+    void deploymentDocsVariablesBindToDocumentedProperties() throws IOException {
+        List<String> documented = documentedProperties();
+        Matcher variables = Pattern.compile("\\b((?:DISPATCHER|SPRING|LOGGING)_[A-Z0-9_]*[A-Z0-9])\\b")
+                .matcher(Files.readString(ROOT.resolve("docs/deployment.md")));
+        int seen = 0;
+        while (variables.find()) {
+            String variable = variables.group(1);
+            seen++;
+            assertThat(documented.stream().anyMatch(property -> binds(variable, property)))
+                    .as("%s (docs/deployment.md) binds to a property of docs/configuration.md", variable).isTrue();
+        }
+        assertThat(seen).as("variables in docs/deployment.md").isGreaterThan(20);
     }
 
     @Test
@@ -162,7 +178,13 @@ class KubernetesManifestsTest {
         ConfigurationPropertySource source = ConfigurationPropertySources.from(new SystemEnvironmentPropertySource(
                 StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of(variable, "x"))).iterator().next();
         // adapt: map keys such as statementTimeout are not in the canonical form
-        return source.getConfigurationProperty(ConfigurationPropertyName.adapt(concrete, '.')) != null;
+        if (source.getConfigurationProperty(ConfigurationPropertyName.adapt(concrete, '.')) != null) {
+            return true;
+        }
+        // an element of a list of strings: ..._ROLES_0
+        Matcher element = Pattern.compile("_(\\d+)$").matcher(variable);
+        return element.find() && source.getConfigurationProperty(
+                ConfigurationPropertyName.adapt(concrete + "[" + element.group(1) + "]", '.')) != null;
     }
 
     private static boolean matches(String name, String property) {

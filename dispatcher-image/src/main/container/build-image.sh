@@ -34,15 +34,15 @@ rm -rf "$context/extracted" "$context/app.jar"
 # Identical timestamps for identical files, so a rebuild of unchanged jars hits podman's cache.
 find "$context" -exec touch -h -d @0 {} +
 
-aot_options=
+cp "$here/Containerfile" "$context/Containerfile"
 if [ -n "${AOT_CACHE:-}" ]; then
   cp "$AOT_CACHE" "$context/aot/dispatcher.aot"
-  aot_options="-XX:AOTCache=/app/aot/dispatcher.aot"
+  echo 'ENV JDK_JAVA_OPTIONS="-XX:AOTCache=/app/aot/dispatcher.aot"' >> "$context/Containerfile"
 fi
 
 revision="$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)"
-podman build --quiet --file "$here/Containerfile" --tag "$tag" \
+podman build --quiet --file "$context/Containerfile" --tag "$tag" \
   --build-arg "BASE=$base" --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
-  --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)" --build-arg "AOT_OPTIONS=$aot_options" \
+  --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
   "$context" >/dev/null
 echo "$tag"

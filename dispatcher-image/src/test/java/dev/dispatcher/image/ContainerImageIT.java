@@ -3,6 +3,7 @@ package dev.dispatcher.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dispatcher.testkit.JvmProcess;
 import dev.dispatcher.testkit.KafkaServer;
 import dev.dispatcher.testkit.PostgresServer;
 import dev.dispatcher.testkit.TestServers;
@@ -143,7 +144,7 @@ class ContainerImageIT {
         try {
             URI health = URI.create("http://localhost:" + port + "/actuator/health");
             try {
-                await("the container's /actuator/health to answer UP").atMost(Duration.ofSeconds(90))
+                await("the container's /actuator/health to answer UP").atMost(Duration.ofMinutes(3))
                         .pollInterval(Duration.ofMillis(100))
                         .until(() -> {
                             assertThat(running(name)).as("the container runs: %s", logs(name)).isTrue();
@@ -188,6 +189,37 @@ class ContainerImageIT {
             }
         } finally {
             Podman.podman(Duration.ofMinutes(2), "rm", "--force", name);
+        }
+    }
+
+    /**
+     * The reference for the image's start time: the same exec jar, started with {@code java -jar} on this JVM's JDK
+     * against the same servers, measured the same way in the same run.
+     */
+    @Test
+    void theJarItselfStartsForComparison() throws Exception {
+        PostgresServer postgres = TestServers.postgres();
+        KafkaServer kafka = TestServers.kafka();
+        int port = freePort();
+        List<String> arguments = List.of("--server.port=" + port, "--spring.r2dbc.url=" + postgres.r2dbcUrl(),
+                "--spring.r2dbc.username=" + postgres.username(), "--spring.r2dbc.password=" + postgres.password(),
+                "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+                "--dispatcher.schema=" + PostgresServer.uniqueSchemaName("jar"));
+        long started = System.nanoTime();
+        JvmProcess jar = JvmProcess.start(List.of("-XX:MaxRAMPercentage=75.0"), JvmProcess.jar(execJar()), arguments,
+                Path.of("target/jar-start"));
+        try {
+            URI health = URI.create("http://localhost:" + port + "/actuator/health");
+            await("the jar's /actuator/health to answer UP").atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        assertThat(jar.isAlive()).as("the jar runs: %s", jar.tail(30)).isTrue();
+                        return healthy(health);
+                    });
+            System.out.printf("ContainerImageIT: the jar healthy %.1f s after java -jar (reference)%n",
+                    (System.nanoTime() - started) / 1e9);
+        } finally {
+            assertThat(jar.stop()).as("the jar's exit on SIGTERM").isEqualTo(143);
         }
     }
 

@@ -33,11 +33,13 @@ if [ ! -s "$rootfs" ]; then
 fi
 
 jdk_release="$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$jdk/release")"
-runtime="$cache/jre-$jdk_release"
+runtime="$cache/jre-$jdk_release-$recipe"
 if [ ! -x "$runtime/bin/java" ]; then
-  rm -rf "$runtime.part"
+  rm -rf "$cache"/jre-*
+  # --generate-cds-archive: the JDK's default class data sharing archive, which a jlink'd runtime lacks otherwise
+  # (the JDK's own classes then load and verify at every start)
   "$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-    --compress=zip-6 --output "$runtime.part"
+    --compress=zip-6 --generate-cds-archive --output "$runtime.part"
   mv "$runtime.part" "$runtime"
 fi
 

@@ -163,7 +163,12 @@ class KubernetesManifestsTest {
             assertThat(query).contains("queue=\"outbox\"");
         }
         Map<String, Object> spec = map(scaled, "spec");
-        assertThat((Integer) spec.get("maxReplicaCount")).isGreaterThanOrEqualTo((Integer) spec.get("minReplicaCount"));
+        int max = (Integer) spec.get("maxReplicaCount");
+        assertThat(max).isGreaterThanOrEqualTo((Integer) spec.get("minReplicaCount"));
+        // docs/deployment.md's bound: the pool, the LISTEN connection and Flyway's at start-up, an instance each,
+        // within PostgreSQL's default 100 connections less 3 reserved and 25 left for the applications
+        int pool = (Integer) map(map(map(serviceConfig, "spring"), "r2dbc"), "pool").get("max-size");
+        assertThat(max * (pool + 2)).as("connections of maxReplicaCount instances").isLessThanOrEqualTo(100 - 3 - 25);
     }
 
     /** Whether {@code variable} binds, by Spring's relaxed binding, to {@code property} ({@code [i]}: any index). */

@@ -122,8 +122,9 @@ class ContainerImageIT {
         Files.setPosixFilePermissions(passwordFile, PosixFilePermissions.fromString("rw-r--r--"));
 
         String name = "dispatcher-it-" + UUID.randomUUID().toString().substring(0, 8);
+        // read-only as ops/kubernetes runs it: podman mounts a tmpfs at /tmp, as the Deployment an emptyDir
         List<String> run = new ArrayList<>(List.of("run", "--detach", "--name", name, "--network=host",
-                "--volume", secrets + ":/run/secrets/dispatcher:ro"));
+                "--read-only", "--volume", secrets + ":/run/secrets/dispatcher:ro"));
         Map<String, String> environment = Map.ofEntries(
                 Map.entry("SERVER_PORT", Integer.toString(port)),
                 Map.entry("SPRING_R2DBC_URL", postgres.r2dbcUrl()),

@@ -62,7 +62,8 @@ import reactor.core.scheduler.Schedulers;
  *   <li>Cross-site request forgery: mutations under {@code /v1} must declare a JSON body ({@link JsonOnlyMutations})
  *       and browsers never get a Basic challenge ({@link SecurityProblems#fromBrowser}).
  * </ul>
- * 401, 403, 415 and 429 are problem details ({@link SecurityProblems}).
+ * A path not written in its canonical form is refused before any of this ({@link CanonicalPaths}). 400, 401, 403,
+ * 415 and 429 are problem details ({@link SecurityProblems}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebFluxSecurity
@@ -96,6 +97,12 @@ class ApiSecurityConfiguration {
                 .collect(Collectors.toUnmodifiableMap(UserDetails::getUsername, Function.identity()));
         // a copy per lookup: the authentication manager erases the credentials of what it is given
         return name -> Mono.justOrEmpty(users.get(name)).map(u -> User.withUserDetails(u).build());
+    }
+
+    /** Refuses a path that routing would read otherwise than the rules that look at it ({@link CanonicalPaths}). */
+    @Bean
+    CanonicalPaths canonicalPaths() {
+        return new CanonicalPaths(new SecurityProblems());
     }
 
     /** Slows a client that floods the public health endpoints ({@link HealthCallLimit}). */

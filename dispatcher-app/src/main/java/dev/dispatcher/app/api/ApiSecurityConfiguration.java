@@ -51,7 +51,8 @@ import reactor.core.scheduler.Schedulers;
  *       {@code spring.security.oauth2.resourceserver.jwt.*} configures one (scope {@code dispatcher:produce} is
  *       PRODUCER, {@code dispatcher:view} VIEWER, {@code dispatcher:operate} OPERATOR); any other value is an API
  *       token ({@link ApiTokenAuthenticationManager}).
- *   <li>Failed authentications are throttled per client address and user name ({@link LoginThrottle}).
+ *   <li>Failed authentications are throttled per client address, per address and user name, and per name at a
+ *       higher limit that spares an address the name recently signed in from ({@link LoginThrottle}).
  *   <li>{@code /v1}: as {@link ApiAccess} says ({@code POST /v1/messages} and {@code /v1/messages/batch} need
  *       PRODUCER and a token's topics, {@link dev.dispatcher.app.ingest.TopicGrant}; {@code GET /v1/me} any
  *       authenticated caller; other {@code GET}s VIEWER or OPERATOR; everything else OPERATOR).
@@ -142,6 +143,7 @@ class ApiSecurityConfiguration {
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
                 .addFilterBefore(throttle.filter(), SecurityWebFiltersOrder.HTTP_BASIC)
+                .addFilterAfter(throttle.successRecorder(), SecurityWebFiltersOrder.AUTHENTICATION)
                 .addFilterAfter(new JsonOnlyMutations(problems), SecurityWebFiltersOrder.AUTHORIZATION)
                 .httpBasic(basicSpec -> basicSpec.authenticationManager(basic).authenticationEntryPoint(problems)
                         .authenticationFailureHandler(throttle.failureHandler(problems, Reason.BAD_CREDENTIALS)))

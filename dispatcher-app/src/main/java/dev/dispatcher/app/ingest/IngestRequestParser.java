@@ -2,6 +2,7 @@ package dev.dispatcher.app.ingest;
 
 import dev.dispatcher.app.store.IngestMessage;
 import dev.dispatcher.domain.DeliveryTime;
+import dev.dispatcher.domain.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,8 +34,9 @@ import tools.jackson.databind.node.ObjectNode;
  * rules (1 to 249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}); key at most {@value #MAX_KEY_BYTES}
  * UTF-8 bytes; type, content type and correlation/causation ids at most {@value #MAX_TEXT_BYTES}; at most
  * {@value #MAX_HEADERS} headers, names at most {@value #MAX_TEXT_BYTES} bytes, values at most
- * {@value #MAX_HEADER_VALUE_BYTES}, all together at most {@value #MAX_HEADERS_BYTES}; the names the relay sets
- * itself are reserved. No text may hold NUL or an unpaired surrogate (PostgreSQL text cannot store them).
+ * {@value #MAX_HEADER_VALUE_BYTES}, all together at most {@value #MAX_HEADERS_BYTES}; the names the relay writes
+ * itself are reserved ({@link MessageHeaders#isReserved}: a producer's {@code ce_id} would otherwise reach a
+ * consumer as a CloudEvent's id). No text may hold NUL or an unpaired surrogate (PostgreSQL text cannot store them).
  * {@code deliverAt} (ISO-8601 instant) or {@code delay} (ISO-8601 duration), not both, follow {@link DeliveryTime}'s
  * rules against the clock given here and {@code dispatcher.ingest.max-delay}; the message carries the resulting
  * delay, which SQL adds to the database clock.
@@ -48,10 +50,6 @@ final class IngestRequestParser {
     static final int MAX_HEADERS_BYTES = 16 * 1024;
     /** Room left in the producer's {@code max.request.size} for everything beside the payload. */
     static final long RECORD_OVERHEAD_MARGIN = 32 * 1024;
-    /** Headers the relay writes from the row's own columns. */
-    static final Set<String> RESERVED_HEADERS =
-            Set.of("message-id", "event-type", "content-type", "correlation-id", "causation-id");
-
     private static final Set<String> FIELDS = Set.of("id", "topic", "key", "type", "payload", "contentType",
             "headers", "correlationId", "causationId", DeliveryTime.DELIVER_AT, DeliveryTime.DELAY);
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
@@ -245,9 +243,10 @@ final class IngestRequestParser {
             if (name.isEmpty()) {
                 throw new IngestProblem.Invalid(field, "header names must not be empty");
             }
-            if (RESERVED_HEADERS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                throw new IngestProblem.Invalid(field, "header '" + name + "' is reserved: the relay sets it from the"
-                        + " message's own fields");
+            if (MessageHeaders.isReserved(name)) {
+                throw new IngestProblem.Invalid(field, "header '" + printable(name) + "' is reserved: the relay"
+                        + " writes " + String.join(", ", MessageHeaders.RESERVED) + " and every header starting "
+                        + String.join(" or ", MessageHeaders.RESERVED_PREFIXES) + " itself (in any case)");
             }
             JsonNode value = header.getValue();
             if (!value.isString()) {

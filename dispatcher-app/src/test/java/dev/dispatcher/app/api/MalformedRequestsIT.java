@@ -132,6 +132,9 @@ class MalformedRequestsIT extends ApiTestSupport {
                 batch("empty batch", "[]", 400, "$", "at least one"),
                 batch("batch over max-batch-size", "[" + String.join(",", java.util.Collections.nCopies(MAX_BATCH + 1,
                         message(""))) + "]", 413, "$", "max-batch-size"),
+                batch("token bomb batch", "[" + "{},".repeat(60_000) + "{}]", 413, "$", "max-batch-size"),
+                ingest("payload nested too deep", message("").replace("{\"a\":1}", "[".repeat(501) + "]".repeat(501)),
+                        413, "$", "nesting"),
                 batch("batch item with a bad topic", "[" + message("") + ",{\"topic\":\"a b\",\"type\":\"t\","
                         + "\"payload\":1}]", 400, "[1].topic", "Kafka topic"),
                 batch("batch item not an object", "[1]", 400, "[0]", "JSON object"),

@@ -1,6 +1,7 @@
 package dev.dispatcher.client;
 
 import dev.dispatcher.domain.DeliveryTime;
+import dev.dispatcher.domain.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,8 +17,9 @@ import java.util.regex.Pattern;
  * the payload bytes are required; everything else is optional.
  *
  * <p>Immutable and validated when built, so an instance that exists can be written: topic names follow Kafka's
- * rules (1 to 249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}); header names are unique and neither
- * header names nor values contain NUL (PostgreSQL text cannot hold it); at most one of {@code deliverAt} and
+ * rules (1 to 249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}); header names are unique, none is one
+ * the relay writes itself ({@link MessageHeaders#isReserved}), and neither header names nor values contain NUL
+ * (PostgreSQL text cannot hold it); at most one of {@code deliverAt} and
  * {@code delay} is set. The payload array is copied. Whether a delivery time lies within the allowed window
  * (not more than {@link DeliveryTime#MAX_PAST_SKEW} in the past, at most the writer's maximum delay ahead) is
  * checked by the writer when it writes, against its clock.
@@ -172,10 +174,22 @@ public final class OutboxMessage {
             return this;
         }
 
-        /** Adds a Kafka header; a name set twice keeps the last value. */
+        /**
+         * Adds a Kafka header; a name set twice keeps the last value.
+         *
+         * @throws IllegalArgumentException when the name is blank or one the relay writes itself
+         *     ({@link MessageHeaders#isReserved}: {@code message-id}, {@code event-type}, {@code content-type},
+         *     {@code correlation-id}, {@code causation-id}, or starting {@code ce_} or {@code dispatcher-}, in any
+         *     case), as the service's ingest refuses it: set the message's own fields instead
+         */
         public Builder header(String name, String value) {
-            headers.put(requireText("header name", name), requireNoNul("header " + name,
-                    Objects.requireNonNull(value, "header " + name)));
+            requireText("header name", name);
+            if (MessageHeaders.isReserved(name)) {
+                throw new IllegalArgumentException("header '" + name + "' is reserved: the relay writes "
+                        + String.join(", ", MessageHeaders.RESERVED) + " and every header starting "
+                        + String.join(" or ", MessageHeaders.RESERVED_PREFIXES) + " itself (in any case)");
+            }
+            headers.put(name, requireNoNul("header " + name, Objects.requireNonNull(value, "header " + name)));
             return this;
         }
 

@@ -235,6 +235,12 @@ class OutboxWriterIT {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> OutboxWriter.forSchema("bad-schema"))
                 .withMessageContaining("schema");
+        for (String reserved : new String[] {"ce_id", "CE_SpecVersion", "message-id", "Content-Type",
+                "dispatcher-attempts"}) {
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .isThrownBy(() -> OutboxMessage.builder("orders", "T").header(reserved, "victim-1"))
+                    .withMessageContaining("'" + reserved + "' is reserved");
+        }
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> OutboxMessage.builder("orders", "T").jsonPayload("{}")
                         .deliverAt(java.time.Instant.now()).delay(Duration.ofSeconds(1)).build())

@@ -1,6 +1,7 @@
 package dev.dispatcher.domain;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The header names Dispatcher sets on every Kafka record it publishes and reads back in the inbox: one place, so the
@@ -20,9 +21,32 @@ public final class MessageHeaders {
     /** W3C trace context, carried as a stored header when the producer sent one. */
     public static final String TRACEPARENT = "traceparent";
 
-    /** Set by the relay; stored headers never override them. */
+    /** Set by the relay from the row's own columns; stored headers never override them. */
     public static final List<String> RESERVED = List.of(MESSAGE_ID, EVENT_TYPE, CONTENT_TYPE, CORRELATION_ID,
             CAUSATION_ID);
+    /**
+     * Prefixes of header names the relay and the inbox write themselves: {@code ce_}, the CloudEvents attributes of
+     * binary mode (the inbox reads {@link #CE_ID} as an id), and {@code dispatcher-}, the dead-letter records'.
+     */
+    public static final List<String> RESERVED_PREFIXES = List.of("ce_", "dispatcher-");
+
+    /**
+     * Whether a producer may not give a message a header named {@code name} (in any case): one of {@link #RESERVED},
+     * or a name under one of {@link #RESERVED_PREFIXES}. Trace context ({@link #TRACEPARENT}, {@code tracestate})
+     * is not reserved: it is the parent of the relay's publish span, whose own context the record then carries.
+     */
+    public static boolean isReserved(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (RESERVED.contains(lower)) {
+            return true;
+        }
+        for (String prefix : RESERVED_PREFIXES) {
+            if (lower.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** CloudEvents Kafka protocol binding 1.0, binary mode: the event id. The inbox takes it as the message id. */
     public static final String CE_ID = "ce_id";

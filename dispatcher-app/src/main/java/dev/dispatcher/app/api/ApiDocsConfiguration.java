@@ -109,6 +109,7 @@ class ApiDocsConfiguration {
                         .responses(new ApiResponses()
                                 .addApiResponse("200", new ApiResponse().description("every component UP"))
                                 .addApiResponse("503", new ApiResponse().description("a component is DOWN"))
+                                .addApiResponse("400", problemResponse(List.of(ProblemType.NON_CANONICAL_PATH)))
                                 .addApiResponse("429", problemResponse(List.of(ProblemType.TOO_MANY_HEALTH_CALLS))))));
     }
 
@@ -131,8 +132,8 @@ class ApiDocsConfiguration {
         operation.setDescription((operation.getDescription() == null ? "" : operation.getDescription() + "\n\n")
                 + "Role: " + roles + ".");
         Problems declared = handler.getMethodAnnotation(Problems.class);
-        Set<ProblemType> problems = EnumSet.of(ProblemType.UNAUTHENTICATED, ProblemType.TOO_MANY_FAILED_LOGINS,
-                ProblemType.INTERNAL_ERROR);
+        Set<ProblemType> problems = EnumSet.of(ProblemType.NON_CANONICAL_PATH, ProblemType.UNAUTHENTICATED,
+                ProblemType.TOO_MANY_FAILED_LOGINS, ProblemType.INTERNAL_ERROR);
         if (!access.roles().isEmpty()) {
             problems.add(ProblemType.FORBIDDEN);
         }

@@ -51,7 +51,8 @@ import reactor.core.scheduler.Schedulers;
  *       {@code spring.security.oauth2.resourceserver.jwt.*} configures one (scope {@code dispatcher:produce} is
  *       PRODUCER, {@code dispatcher:view} VIEWER, {@code dispatcher:operate} OPERATOR); any other value is an API
  *       token ({@link ApiTokenAuthenticationManager}).
- *   <li>Failed authentications are throttled per client address and user name ({@link LoginThrottle}).
+ *   <li>Failed authentications are throttled per client address, per address and user name, and per name at a
+ *       higher limit that spares an address the name recently signed in from ({@link LoginThrottle}).
  *   <li>{@code /v1}: as {@link ApiAccess} says ({@code POST /v1/messages} and {@code /v1/messages/batch} need
  *       PRODUCER and a token's topics, {@link dev.dispatcher.app.ingest.TopicGrant}; {@code GET /v1/me} any
  *       authenticated caller; other {@code GET}s VIEWER or OPERATOR; everything else OPERATOR).
@@ -62,7 +63,8 @@ import reactor.core.scheduler.Schedulers;
  *   <li>Cross-site request forgery: mutations under {@code /v1} must declare a JSON body ({@link JsonOnlyMutations})
  *       and browsers never get a Basic challenge ({@link SecurityProblems#fromBrowser}).
  * </ul>
- * 401, 403, 415 and 429 are problem details ({@link SecurityProblems}).
+ * A path not written in its canonical form is refused before any of this ({@link CanonicalPaths}). 400, 401, 403,
+ * 415 and 429 are problem details ({@link SecurityProblems}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebFluxSecurity
@@ -96,6 +98,12 @@ class ApiSecurityConfiguration {
                 .collect(Collectors.toUnmodifiableMap(UserDetails::getUsername, Function.identity()));
         // a copy per lookup: the authentication manager erases the credentials of what it is given
         return name -> Mono.justOrEmpty(users.get(name)).map(u -> User.withUserDetails(u).build());
+    }
+
+    /** Refuses a path that routing would read otherwise than the rules that look at it ({@link CanonicalPaths}). */
+    @Bean
+    CanonicalPaths canonicalPaths() {
+        return new CanonicalPaths(new SecurityProblems());
     }
 
     /** Slows a client that floods the public health endpoints ({@link HealthCallLimit}). */
@@ -135,6 +143,7 @@ class ApiSecurityConfiguration {
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
                 .addFilterBefore(throttle.filter(), SecurityWebFiltersOrder.HTTP_BASIC)
+                .addFilterAfter(throttle.successRecorder(), SecurityWebFiltersOrder.AUTHENTICATION)
                 .addFilterAfter(new JsonOnlyMutations(problems), SecurityWebFiltersOrder.AUTHORIZATION)
                 .httpBasic(basicSpec -> basicSpec.authenticationManager(basic).authenticationEntryPoint(problems)
                         .authenticationFailureHandler(throttle.failureHandler(problems, Reason.BAD_CREDENTIALS)))

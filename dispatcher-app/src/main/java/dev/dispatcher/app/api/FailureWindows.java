@@ -4,6 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Failures per key in fixed windows: a key's window opens at its first failure and lasts {@code window}; once it
@@ -13,8 +16,10 @@ import java.util.LinkedHashMap;
  * <p>Bounded memory whatever the keys (client addresses and user names, which an attacker chooses): at most
  * {@code maxKeys} windows are open, and a key longer than {@value #MAX_KEY_LENGTH} characters is cut to that
  * length. Windows are kept in the order they opened, which is also the order they end, so ended windows are
- * dropped from the head as time passes, and when all {@code maxKeys} are open the eldest (the nearest to its
- * end) makes room for the new one: a flood of new keys can shorten other keys' windows, never grow the table.
+ * dropped from the head as time passes. When all {@code maxKeys} are open, a new window takes the place of one
+ * with the fewest failures (the eldest of those): a flood of new keys, one failure each (addresses or names
+ * churned to reset a guesser's count), only displaces windows of one failure, never a guesser's that holds more,
+ * and never grows the table.
  *
  * <p>Thread-safe: every method holds this object's lock for a few map operations.
  */
@@ -28,6 +33,8 @@ final class FailureWindows {
     private final Clock clock;
     /** Open windows by key, eldest first; guarded by {@code this}. */
     private final LinkedHashMap<String, Window> open = new LinkedHashMap<>();
+    /** The keys of {@link #open} by their failures (capped at the limit), each set eldest first; guarded too. */
+    private final TreeMap<Integer, LinkedHashSet<String>> byFailures = new TreeMap<>();
 
     /** A key's open window: when it opened and the failures counted in it. */
     private static final class Window {
@@ -67,21 +74,28 @@ final class FailureWindows {
         String cut = cut(key);
         Window window = open.get(cut);
         if (window != null && ended(window, now)) {
-            open.remove(cut); // behind a window that opened later (the clock stepped back): not dropped yet
+            remove(cut); // behind a window that opened later (the clock stepped back): not dropped yet
             window = null;
         }
         if (window == null) {
             if (open.size() >= maxKeys) {
-                Iterator<Window> eldest = open.values().iterator();
-                eldest.next();
-                eldest.remove();
+                Map.Entry<Integer, LinkedHashSet<String>> fewest = byFailures.firstEntry();
+                remove(fewest.getValue().iterator().next());
             }
             window = new Window(now);
             open.put(cut, window);
+        } else {
+            unfile(cut, window);
         }
         if (window.failures < Integer.MAX_VALUE) {
             window.failures++;
         }
+        byFailures.computeIfAbsent(bucket(window), b -> new LinkedHashSet<>()).add(cut);
+    }
+
+    /** Forgets {@code key}'s window, as if it had never failed. */
+    synchronized void clear(String key) {
+        remove(cut(key));
     }
 
     /** Open windows (for tests). */
@@ -90,10 +104,36 @@ final class FailureWindows {
     }
 
     private void dropEnded(long now) {
-        Iterator<Window> windows = open.values().iterator();
-        while (windows.hasNext() && ended(windows.next(), now)) {
+        Iterator<Map.Entry<String, Window>> windows = open.entrySet().iterator();
+        while (windows.hasNext()) {
+            Map.Entry<String, Window> eldest = windows.next();
+            if (!ended(eldest.getValue(), now)) {
+                return;
+            }
             windows.remove();
+            unfile(eldest.getKey(), eldest.getValue());
         }
+    }
+
+    private void remove(String key) {
+        Window window = open.remove(key);
+        if (window != null) {
+            unfile(key, window);
+        }
+    }
+
+    /** Takes {@code key} out of its {@link #byFailures} set. */
+    private void unfile(String key, Window window) {
+        int bucket = bucket(window);
+        LinkedHashSet<String> keys = byFailures.get(bucket);
+        if (keys != null && keys.remove(key) && keys.isEmpty()) {
+            byFailures.remove(bucket);
+        }
+    }
+
+    /** Past the limit a window's failures change nothing: one set holds every blocked key. */
+    private int bucket(Window window) {
+        return Math.min(window.failures, limit);
     }
 
     private boolean ended(Window window, long now) {

@@ -79,10 +79,10 @@ public final class HealthCallLimit implements WebFilter, Ordered {
         });
     }
 
-    /** Before everything else, the security chain included. */
+    /** Before everything else, the security chain included, but after {@link CanonicalPaths}. */
     @Override
     public int getOrder() {
-        return Ordered.HIGHEST_PRECEDENCE;
+        return Ordered.HIGHEST_PRECEDENCE + 1;
     }
 
     static boolean isHealth(String path) {

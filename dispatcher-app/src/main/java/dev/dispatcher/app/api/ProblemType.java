@@ -17,6 +17,8 @@ enum ProblemType {
     INVALID_FIELD(HttpStatus.BAD_REQUEST),
     /** The body is not (well-formed, single-value) JSON. */
     MALFORMED_JSON(HttpStatus.BAD_REQUEST),
+    /** The path is not written in its one canonical form ({@link CanonicalPaths}); nothing was looked at. */
+    NON_CANONICAL_PATH(HttpStatus.BAD_REQUEST),
     /** Credentials are missing or invalid. */
     UNAUTHENTICATED(HttpStatus.UNAUTHORIZED),
     /** The caller lacks the role the endpoint needs. */

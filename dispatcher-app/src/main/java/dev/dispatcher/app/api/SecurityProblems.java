@@ -16,8 +16,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * The security chain's refusals as {@code application/problem+json}: {@code 401} (no or bad credentials),
- * {@code 403} (wrong role), {@code 429} (too many failed authentications, {@link LoginThrottle}) and {@code 415}
- * (a mutation without a JSON body, {@link JsonOnlyMutations}). The detail never echoes the credentials. The 401
+ * {@code 403} (wrong role), {@code 429} (too many failed authentications, {@link LoginThrottle}), {@code 415}
+ * (a mutation without a JSON body, {@link JsonOnlyMutations}) and {@code 400} (a path not in its canonical form,
+ * {@link CanonicalPaths}). The detail never echoes the credentials. The 401
  * names the schemes the API accepts in {@code WWW-Authenticate}, leaving Basic out for browsers
  * ({@link #fromBrowser}).
  */
@@ -92,6 +93,13 @@ final class SecurityProblems implements ServerAuthenticationEntryPoint, ServerAc
                 + (contentType == null ? "is missing" : "'" + contentType + "' is not supported")
                 + "; every POST, PUT, PATCH and DELETE under /v1 takes Content-Type application/json,"
                 + " with or without a body");
+    }
+
+    /** {@code 400}: a path not written in its canonical form ({@link CanonicalPaths}); {@code fault} says why. */
+    Mono<Void> nonCanonicalPath(ServerWebExchange exchange, String fault) {
+        return write(exchange, ProblemType.NON_CANONICAL_PATH, "the path holds " + fault + "; write every path"
+                + " as the API documents it, with no encoded letter, digit, '-', '.', '_', '~', '/', '\\', ';'"
+                + " or '%', no '.', '..' or empty segment, no ';' and no '\\'");
     }
 
     private static Mono<Void> write(ServerWebExchange exchange, ProblemType type, String detail) {

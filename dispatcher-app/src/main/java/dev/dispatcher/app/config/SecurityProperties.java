@@ -183,9 +183,12 @@ public record SecurityProperties(List<User> users, List<Token> tokens, boolean p
 
     /**
      * {@code dispatcher.security.auth-failures.*}: past {@code limit} failed authentications within {@code window}
-     * from one client address, or for one user name, that client or name answers {@code 429} until the window ends.
+     * from one client address, or from one address for one user name, that address (or that address for that name)
+     * answers {@code 429} until the window ends; past ten times {@code limit} for one name from every address, that
+     * name does, except from an address it signed in from within a day ({@code api.LoginThrottle}).
      *
-     * @param limit failed authentications allowed per window (1..1000000)
+     * @param limit failed authentications allowed per window from one client address, and from one address for one
+     *     user name (1..1000000); a name's own limit, from every address, is ten times this
      * @param window the length of a window (1s..1d), counted from its first failure
      */
     public record AuthFailures(int limit, Duration window) {

@@ -34,10 +34,14 @@ import java.util.Map;
  * Every text this puts in a row is valid Unicode without NUL, which PostgreSQL's {@code text} and {@code jsonb}
  * accept; the reason names the offending header with its name escaped.
  *
- * <p>The id: a CloudEvent's {@code id} when the record is one ({@link CloudEventAttributes}: binary mode's {@code
- * ce_id} header, or structured mode's JSON {@code id}), else the {@code message-id} header, else {@link #positionId}.
- * A CloudEvent or {@code message-id} header whose id is not a valid id (blank, longer than {@value
- * MessageId#MAX_LENGTH} characters) makes the record poison: the sender named an id the inbox cannot deduplicate on.
+ * <p>The id: the {@code message-id} header, else a CloudEvent's {@code id} when the record is one
+ * ({@link CloudEventAttributes}: binary mode's {@code ce_id} header, or structured mode's JSON {@code id}), else
+ * {@link #positionId}. {@code message-id} comes first because the relay writes it itself in every format, while a
+ * producer's message can carry a {@code ce_id} header (ingest refuses it now, not every producer writing rows did)
+ * or a payload that reads as a structured event: taking those first let one producer choose an id another
+ * producer's message has, and make that one a silent duplicate. A {@code message-id} header or CloudEvent whose id
+ * is not a valid id (blank, longer than {@value MessageId#MAX_LENGTH} characters) makes the record poison: the
+ * sender named an id the inbox cannot deduplicate on.
  * The event type: the {@code event-type} header, else a CloudEvent's {@code type}.
  */
 final class IntakeCheck {
@@ -113,20 +117,20 @@ final class IntakeCheck {
 
         MessageId id = positionId(record.topic(), record.partition(), record.offset());
         CloudEventAttributes event = CloudEventAttributes.of(headers, record.payload()).orElse(null);
-        if (event != null) {
-            if (validId(event.id()) && storable(event.id())) {
-                id = MessageId.of(event.id());
-            } else {
-                problems.add("the CloudEvents id is not a valid id (1 to " + MessageId.MAX_LENGTH
-                        + " characters, not blank, without NUL)");
-            }
-        } else if (idHeaderPresent) {
+        if (idHeaderPresent) {
             String header = headers.get(MessageHeaders.MESSAGE_ID);
             if (header != null && validId(header)) {
                 id = MessageId.of(header);
             } else {
                 problems.add("the message-id header is not a valid id (1 to " + MessageId.MAX_LENGTH
                         + " characters, not blank)");
+            }
+        } else if (event != null) {
+            if (validId(event.id()) && storable(event.id())) {
+                id = MessageId.of(event.id());
+            } else {
+                problems.add("the CloudEvents id is not a valid id (1 to " + MessageId.MAX_LENGTH
+                        + " characters, not blank, without NUL)");
             }
         }
         String eventType = headers.get(MessageHeaders.EVENT_TYPE);

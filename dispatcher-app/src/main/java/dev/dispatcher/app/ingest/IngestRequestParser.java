@@ -2,6 +2,8 @@ package dev.dispatcher.app.ingest;
 
 import dev.dispatcher.app.store.IngestMessage;
 import dev.dispatcher.domain.DeliveryTime;
+import dev.dispatcher.domain.MessageHeaders;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,11 +16,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.core.exc.StreamWriteException;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,8 +43,9 @@ import tools.jackson.databind.node.ObjectNode;
  * rules (1 to 249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}); key at most {@value #MAX_KEY_BYTES}
  * UTF-8 bytes; type, content type and correlation/causation ids at most {@value #MAX_TEXT_BYTES}; at most
  * {@value #MAX_HEADERS} headers, names at most {@value #MAX_TEXT_BYTES} bytes, values at most
- * {@value #MAX_HEADER_VALUE_BYTES}, all together at most {@value #MAX_HEADERS_BYTES}; the names the relay sets
- * itself are reserved. No text may hold NUL or an unpaired surrogate (PostgreSQL text cannot store them).
+ * {@value #MAX_HEADER_VALUE_BYTES}, all together at most {@value #MAX_HEADERS_BYTES}; the names the relay writes
+ * itself are reserved ({@link MessageHeaders#isReserved}: a producer's {@code ce_id} would otherwise reach a
+ * consumer as a CloudEvent's id). No text may hold NUL or an unpaired surrogate (PostgreSQL text cannot store them).
  * {@code deliverAt} (ISO-8601 instant) or {@code delay} (ISO-8601 duration), not both, follow {@link DeliveryTime}'s
  * rules against the clock given here and {@code dispatcher.ingest.max-delay}; the message carries the resulting
  * delay, which SQL adds to the database clock.
@@ -48,10 +59,6 @@ final class IngestRequestParser {
     static final int MAX_HEADERS_BYTES = 16 * 1024;
     /** Room left in the producer's {@code max.request.size} for everything beside the payload. */
     static final long RECORD_OVERHEAD_MARGIN = 32 * 1024;
-    /** Headers the relay writes from the row's own columns. */
-    static final Set<String> RESERVED_HEADERS =
-            Set.of("message-id", "event-type", "content-type", "correlation-id", "causation-id");
-
     private static final Set<String> FIELDS = Set.of("id", "topic", "key", "type", "payload", "contentType",
             "headers", "correlationId", "causationId", DeliveryTime.DELIVER_AT, DeliveryTime.DELAY);
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
@@ -64,70 +71,223 @@ final class IngestRequestParser {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
+    /** Deepest nesting a body may have (objects and arrays, the payload's included). */
+    static final int MAX_NESTING_DEPTH = 500;
+    /** Least bound on one string's length, whatever the payload limit: keys, header values and names fit it. */
+    static final int MIN_MAX_STRING_LENGTH = 64 * 1024;
+
     private final long maxPayloadBytes;
     private final int maxBatchSize;
     private final Duration maxDelay;
     private final Clock clock;
+    /** The most bytes a payload's JSON may take as read: a base64 string of a payload at the limit, quoted. */
+    private final long maxPayloadJsonBytes;
+    /** {@link #JSON} with {@link StreamReadConstraints} derived from the limits. */
+    private final JsonMapper reader;
 
     IngestRequestParser(long maxPayloadBytes, int maxBatchSize, Duration maxDelay, Clock clock) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.maxBatchSize = maxBatchSize;
         this.maxDelay = maxDelay;
         this.clock = clock;
+        this.maxPayloadJsonBytes = 4 * ((maxPayloadBytes + 2) / 3) + 2;
+        this.reader = JsonMapper.builder(JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(MAX_NESTING_DEPTH)
+                        .maxStringLength((int) Math.min(Integer.MAX_VALUE,
+                                Math.max(MIN_MAX_STRING_LENGTH, maxPayloadJsonBytes)))
+                        .build()).build())
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .build();
     }
 
     /** One message from {@code POST /v1/messages}. */
     IngestMessage parseOne(byte[] body) {
-        return message(tree(body), "");
+        return message(read(body, p -> item(p, "")), "");
     }
 
-    /** The items of {@code POST /v1/messages/batch}: a non-empty JSON array of at most max-batch-size messages. */
+    /**
+     * The items of {@code POST /v1/messages/batch}: a non-empty JSON array of at most max-batch-size messages. Read as
+     * a stream: the array's items are counted as they come, and one past max-batch-size refuses the batch at once,
+     * before the rest is read; an item's payload is copied as it is read into a buffer bounded by the payload limit
+     * (no tree of it is built), its other fields kept as small nodes.
+     */
     List<IngestMessage> parseBatch(byte[] body) {
-        JsonNode root = tree(body);
-        if (!root.isArray()) {
-            throw new IngestProblem.Invalid("$", "the body must be a JSON array of messages, but was " + kind(root));
-        }
-        if (root.isEmpty()) {
+        List<RawItem> items = read(body, p -> {
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                throw new IngestProblem.Invalid("$", "the body must be a JSON array of messages, but was "
+                        + kindOf(p));
+            }
+            List<RawItem> read = new ArrayList<>();
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (read.size() == maxBatchSize) {
+                    throw new IngestProblem.TooLarge("$", "the batch holds more than dispatcher.ingest.max-batch-size ("
+                            + maxBatchSize + ") messages");
+                }
+                read.add(item(p, "[" + read.size() + "]."));
+            }
+            return read;
+        });
+        if (items.isEmpty()) {
             throw new IngestProblem.Invalid("$", "the batch must hold at least one message");
         }
-        if (root.size() > maxBatchSize) {
-            throw new IngestProblem.TooLarge("$", "the batch holds " + root.size()
-                    + " messages, more than dispatcher.ingest.max-batch-size (" + maxBatchSize + ")");
-        }
-        List<IngestMessage> messages = new ArrayList<>(root.size());
-        for (int i = 0; i < root.size(); i++) {
-            messages.add(message(root.get(i), "[" + i + "]."));
+        List<IngestMessage> messages = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            messages.add(message(items.get(i), "[" + i + "]."));
         }
         return messages;
     }
 
-    static JsonNode tree(byte[] body) {
+    /** A message as read, not yet checked: its fields but the payload, its payload's JSON, or what it was instead. */
+    private record RawItem(ObjectNode fields, byte[] payload, String unknownField, String notAnObject) {
+    }
+
+    /** Reads {@code body}'s one JSON value with {@code reading} (at its first token), refusing trailing tokens. */
+    private <T> T read(byte[] body, Function<JsonParser, T> reading) {
         if (body.length == 0) {
             throw new IngestProblem.Malformed("the request body is empty; a JSON document is required");
         }
-        try {
-            JsonNode root = JSON.readTree(body);
-            if (root == null || root.isMissingNode()) {
+        try (JsonParser p = reader.createParser(body)) {
+            if (p.nextToken() == null) {
                 throw new IngestProblem.Malformed("the request body holds no JSON value");
             }
-            return root;
+            T value = reading.apply(p);
+            if (p.nextToken() != null) {
+                throw new IngestProblem.Malformed("the request body is not valid JSON: trailing token ("
+                        + p.currentToken() + ") after the value");
+            }
+            return value;
+        } catch (StreamConstraintsException e) {
+            throw new IngestProblem.TooLarge("$", "the request body is beyond a parsing limit: "
+                    + e.getOriginalMessage());
         } catch (JacksonException e) {
             throw new IngestProblem.Malformed("the request body is not valid JSON: " + e.getOriginalMessage());
         }
     }
 
-    private IngestMessage message(JsonNode node, String at) {
-        if (!(node instanceof ObjectNode object)) {
-            throw new IngestProblem.Invalid(at.isEmpty() ? "$" : at.substring(0, at.length() - 1),
-                    "a message must be a JSON object, but was " + kind(node));
+    /** Reads the value at the parser's current token as a message, its payload copied as it is read. */
+    private RawItem item(JsonParser p, String at) {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            return new RawItem(null, null, null, kindOf(p));
         }
-        for (String name : object.propertyNames()) {
+        ObjectNode fields = JSON.createObjectNode();
+        byte[] payload = null;
+        String unknown = null;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            p.nextToken();
             if (!FIELDS.contains(name)) {
-                throw new IngestProblem.Invalid(at + name, "unknown field '" + printable(name) + "'; known fields are "
-                        + "id, topic, key, type, payload, contentType, headers, correlationId, causationId,"
-                        + " deliverAt, delay");
+                unknown = unknown == null ? name : unknown;
+                p.skipChildren();
+            } else if (name.equals("payload")) {
+                payload = copy(p, at);
+            } else if (name.equals("headers")) {
+                fields.set(name, headerNodes(p, at));
+            } else {
+                fields.set(name, shallow(p));
             }
         }
+        return new RawItem(fields, payload, unknown, null);
+    }
+
+    /** The value at the parser's current token, copied as compact JSON; more than the payload can take refuses it. */
+    private byte[] copy(JsonParser p, String at) {
+        BoundedBytes out = new BoundedBytes(maxPayloadJsonBytes, at);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.copyCurrentStructureExact(p); // numbers as written: the bytes a tree of BigDecimals gave
+        } catch (StreamWriteException e) {
+            // e.g. a string with an unpaired surrogate escape, which has no UTF-8 form
+            throw new IngestProblem.Invalid(at + "payload", "payload cannot be stored as UTF-8 JSON: "
+                    + e.getOriginalMessage());
+        }
+        return out.toByteArray();
+    }
+
+    /** The headers object with at most {@link #MAX_HEADERS} shallow values, or what stood in its place. */
+    private static JsonNode headerNodes(JsonParser p, String at) {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            return shallow(p);
+        }
+        ObjectNode headers = JSON.createObjectNode();
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            p.nextToken();
+            if (headers.size() == MAX_HEADERS) {
+                throw new IngestProblem.Invalid(at + "headers", "at most " + MAX_HEADERS + " headers are allowed, but"
+                        + " there were more");
+            }
+            headers.set(name, shallow(p));
+        }
+        return headers;
+    }
+
+    /** A scalar as a node; an object or array skipped, an empty one standing for it (its kind is all a check reads). */
+    private static JsonNode shallow(JsonParser p) {
+        return switch (p.currentToken()) {
+            case START_OBJECT -> {
+                p.skipChildren();
+                yield JSON.createObjectNode();
+            }
+            case START_ARRAY -> {
+                p.skipChildren();
+                yield JSON.createArrayNode();
+            }
+            case VALUE_STRING -> JSON.getNodeFactory().stringNode(p.getString());
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> JSON.getNodeFactory().numberNode(p.getDecimalValue());
+            case VALUE_TRUE, VALUE_FALSE -> JSON.getNodeFactory().booleanNode(p.getBooleanValue());
+            default -> JSON.getNodeFactory().nullNode();
+        };
+    }
+
+    /** The kind of the value at the parser's current token (skipped when a container), as {@link #kind} names it. */
+    private static String kindOf(JsonParser p) {
+        return kind(shallow(p));
+    }
+
+    /** Bytes up to a bound; one more refuses the payload being copied ({@code 413}). Not thread-safe. */
+    private static final class BoundedBytes extends ByteArrayOutputStream {
+
+        private final long bound;
+        private final String at;
+
+        BoundedBytes(long bound, String at) {
+            this.bound = bound;
+            this.at = at;
+        }
+
+        @Override
+        public void write(int b) {
+            require(1);
+            super.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            require(len);
+            super.write(b, off, len);
+        }
+
+        private void require(int more) {
+            if (count + (long) more > bound) {
+                throw new IngestProblem.TooLarge(at + "payload", "payload takes more than " + bound + " bytes of JSON,"
+                        + " more than any payload within dispatcher.ingest.max-payload-size can");
+            }
+        }
+    }
+
+    private IngestMessage message(RawItem item, String at) {
+        if (item.notAnObject() != null) {
+            throw new IngestProblem.Invalid(at.isEmpty() ? "$" : at.substring(0, at.length() - 1),
+                    "a message must be a JSON object, but was " + item.notAnObject());
+        }
+        if (item.unknownField() != null) {
+            throw new IngestProblem.Invalid(at + item.unknownField(), "unknown field '" + printable(item.unknownField())
+                    + "'; known fields are id, topic, key, type, payload, contentType, headers, correlationId,"
+                    + " causationId, deliverAt, delay");
+        }
+        return message(item.fields(), item.payload(), at);
+    }
+
+    private IngestMessage message(ObjectNode object, byte[] payloadJson, String at) {
         UUID id = null;
         String idText = optionalText(object, at, "id", 36);
         if (idText != null) {
@@ -159,7 +319,7 @@ final class IngestRequestParser {
             }
             json = media.getSubtype().equals("json") || media.getSubtype().endsWith("+json");
         }
-        byte[] payload = payload(object.get("payload"), at, json);
+        byte[] payload = payload(payloadJson, at, json);
         return new IngestMessage(id == null ? UUID.randomUUID() : id, id != null, topic, key, type, payload,
                 contentType, headers(object.get("headers"), at),
                 optionalText(object, at, "correlationId", MAX_TEXT_BYTES),
@@ -192,21 +352,16 @@ final class IngestRequestParser {
         }
     }
 
-    private byte[] payload(JsonNode node, String at, boolean json) {
-        if (node == null) {
+    private byte[] payload(byte[] payloadJson, String at, boolean json) {
+        if (payloadJson == null) {
             throw new IngestProblem.Invalid(at + "payload", "payload is required (any JSON value for a JSON content type,"
                     + " otherwise a base64 string)");
         }
         byte[] bytes;
         if (json) {
-            try {
-                bytes = JSON.writeValueAsBytes(node);
-            } catch (JacksonException e) {
-                // e.g. a string with an unpaired surrogate escape, which has no UTF-8 form
-                throw new IngestProblem.Invalid(at + "payload", "payload cannot be stored as UTF-8 JSON: "
-                        + e.getOriginalMessage());
-            }
+            bytes = payloadJson;
         } else {
+            JsonNode node = JSON.readTree(payloadJson); // JSON this parser wrote, within maxPayloadJsonBytes
             if (!node.isString()) {
                 throw new IngestProblem.Invalid(at + "payload", "payload must be a base64 string when contentType is not"
                         + " JSON, but was " + kind(node));
@@ -245,9 +400,10 @@ final class IngestRequestParser {
             if (name.isEmpty()) {
                 throw new IngestProblem.Invalid(field, "header names must not be empty");
             }
-            if (RESERVED_HEADERS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                throw new IngestProblem.Invalid(field, "header '" + name + "' is reserved: the relay sets it from the"
-                        + " message's own fields");
+            if (MessageHeaders.isReserved(name)) {
+                throw new IngestProblem.Invalid(field, "header '" + printable(name) + "' is reserved: the relay"
+                        + " writes " + String.join(", ", MessageHeaders.RESERVED) + " and every header starting "
+                        + String.join(" or ", MessageHeaders.RESERVED_PREFIXES) + " itself (in any case)");
             }
             JsonNode value = header.getValue();
             if (!value.isString()) {

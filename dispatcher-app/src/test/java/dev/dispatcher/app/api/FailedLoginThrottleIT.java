@@ -29,10 +29,11 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.netty.http.client.HttpClient;
 
 /**
- * Failed authentications are throttled per client address and per user name with the default settings (10 per
- * minute), in a service of its own (the shared API service lets its tests fail logins freely). Clients are told
- * apart by their source address: each test client connects from its own loopback address (127.0.0.0/8 is all
- * loopback on Linux).
+ * Failed authentications are throttled per client address, per address and user name, and per name (ten times the
+ * limit, sparing an address the name signed in from) with the default settings (10 per minute), in a service of
+ * its own (the shared API service lets its tests fail logins freely): a guesser throttles itself, never the user on
+ * another address. Clients are told apart by their source address: each test client connects from its own loopback
+ * address (127.0.0.0/8 is all loopback on Linux).
  */
 @SpringBootTest(classes = DispatcherApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
@@ -120,23 +121,36 @@ class FailedLoginThrottleIT {
         assertThat(stats(attacker, "operator", "operator-pw").getStatus().value())
                 .as("the throttled client, even with right credentials").isEqualTo(429);
         assertThat(stats(other, "demo", "demo-pw").getStatus().value())
-                .as("the throttled name, from any client").isEqualTo(429);
+                .as("the guessed name, from another client that never signed in with it").isEqualTo(200);
         assertThat(stats(other, "operator", "operator-pw").getStatus().value()).isEqualTo(200);
         assertThat(failures(AuthFailureCounter.Reason.BAD_CREDENTIALS) - badBefore).isEqualTo(LIMIT);
-        assertThat(failures(AuthFailureCounter.Reason.THROTTLED) - throttledBefore).isEqualTo(50 - LIMIT + 2);
+        assertThat(failures(AuthFailureCounter.Reason.THROTTLED) - throttledBefore).isEqualTo(50 - LIMIT + 1);
     }
 
     @Test
-    void aNameIsThrottledWhicheverClientsTryItAndAnUnknownNameLooksTheSame() {
-        for (String name : new String[] {"victim", "ghost"}) {
-            for (int i = 1; i <= LIMIT; i++) {
-                assertThat(stats(from("127.0.1." + i), name, "guess").getStatus().value()).isEqualTo(401);
+    void aNameGuessedFromManyClientsIsThrottledExceptWhereItSignedInAndAnUnknownNameLooksTheSame() {
+        assertThat(stats(from("127.0.1.100"), "victim", "victim-pw").getStatus().value())
+                .as("the user signs in before the guessing").isEqualTo(200);
+        int clients = LoginThrottle.NAME_LIMIT_FACTOR;
+        String[] names = {"victim", "ghost"};
+        for (int n = 0; n < names.length; n++) {
+            String name = names[n];
+            for (int c = 1; c <= clients; c++) {
+                WebTestClient guesser = from("127.0." + (3 + n) + "." + c); // addresses of its own per name
+                for (int i = 1; i <= LIMIT; i++) {
+                    assertThat(stats(guesser, name, "guess-" + i).getStatus().value()).isEqualTo(401);
+                }
+                assertThat(stats(guesser, name, "guess").getStatus().value())
+                        .as("%s from a client past its limit for the name", name).isEqualTo(429);
             }
-            WebTestClient fresh = from("127.0.1.11");
-            assertThat(stats(fresh, name, "guess").getStatus().value()).as(name).isEqualTo(429);
+            WebTestClient fresh = from("127.0." + (3 + n) + ".101");
+            assertThat(stats(fresh, name, "guess").getStatus().value())
+                    .as("%s past its own limit, from a client that never tried it", name).isEqualTo(429);
             assertThat(stats(fresh, "operator", "operator-pw").getStatus().value())
                     .as("that client is not throttled for other names").isEqualTo(200);
         }
+        assertThat(stats(from("127.0.1.100"), "victim", "victim-pw").getStatus().value())
+                .as("the user, from where it signed in").isEqualTo(200);
     }
 
     @Test

@@ -49,9 +49,40 @@ class FailureWindowsTest {
             assertThat(windows.size()).isLessThanOrEqualTo(100);
         }
         assertThat(windows.blockedFor("attacker-chosen-0")).as("evicted, eldest first").isZero();
+        assertThat(windows.size()).isEqualTo(100);
 
         clock.advance(Duration.ofMinutes(1));
         windows.fail("late");
+        assertThat(windows.size()).isEqualTo(1);
+    }
+
+    @Test
+    void aFloodOfNewKeysNeverDisplacesAWindowWithMoreFailures() {
+        windows.fail("guesser");
+        windows.fail("guesser");
+        windows.fail("patient");
+        windows.fail("patient");
+        windows.fail("patient");
+        for (int i = 0; i < 10_000; i++) {
+            windows.fail("churned-" + i);
+        }
+        assertThat(windows.size()).isEqualTo(100);
+
+        windows.fail("guesser");
+        assertThat(windows.blockedFor("guesser")).as("its count kept through the churn")
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(windows.blockedFor("patient")).as("a blocked key too").isEqualTo(Duration.ofMinutes(1));
+        assertThat(windows.blockedFor("churned-0")).as("a one-failure key made room").isZero();
+    }
+
+    @Test
+    void aClearedKeyStartsAfresh() {
+        windows.fail("alice");
+        windows.fail("alice");
+        windows.clear("alice");
+        windows.fail("alice");
+        windows.fail("alice");
+        assertThat(windows.blockedFor("alice")).isZero();
         assertThat(windows.size()).isEqualTo(1);
     }
 

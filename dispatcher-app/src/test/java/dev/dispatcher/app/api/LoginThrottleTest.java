@@ -23,25 +23,65 @@ class LoginThrottleTest {
             new SecurityProblems(), clock);
 
     @Test
-    void anAddressOrANamePastTheLimitIsThrottledAndOthersAreNot() {
+    void anAddressPastTheLimitIsThrottledForEveryNameAndOthersAreNot() {
         throttle.failed("10.0.0.1", "demo", Reason.BAD_CREDENTIALS);
         throttle.failed("10.0.0.1", "nosuchuser", Reason.UNKNOWN_USER);
 
-        assertThat(throttle.blockedFor("10.0.0.1", null)).as("the address, for any name")
+        assertThat(throttle.blockedFor("10.0.0.1", null)).as("the address, for any credentials")
                 .isEqualTo(Duration.ofMinutes(1));
-        assertThat(throttle.blockedFor("10.0.0.2", "demo")).as("another client, another name").isZero();
+        assertThat(throttle.blockedFor("10.0.0.1", "operator")).as("the address, for any name")
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(throttle.blockedFor("10.0.0.2", "demo")).as("another client, the same name").isZero();
 
-        clock.advance(Duration.ofSeconds(10));
-        throttle.failed("10.0.0.3", "demo", Reason.BAD_CREDENTIALS);
-        assertThat(throttle.blockedFor("10.0.0.4", "demo")).as("the name, from any client")
-                .isEqualTo(Duration.ofSeconds(50));
-        assertThat(throttle.blockedFor("10.0.0.1", "demo")).as("the longer of the two waits")
-                .isEqualTo(Duration.ofSeconds(50));
-
-        assertThat(meters.get(AuthFailureCounter.NAME).tag("reason", "bad_credentials").counter().count()).isEqualTo(2);
+        assertThat(meters.get(AuthFailureCounter.NAME).tag("reason", "bad_credentials").counter().count()).isEqualTo(1);
         assertThat(meters.get(AuthFailureCounter.NAME).tag("reason", "unknown_user").counter().count()).isEqualTo(1);
         assertThat(meters.get(AuthFailureCounter.NAME).tag("reason", "throttled").counter().count())
                 .as("registered before the first one").isZero();
+    }
+
+    @Test
+    void aGuesserThrottlesItselfNotTheUserOnAnotherAddress() {
+        throttle.failed("10.0.0.6", "demo", Reason.BAD_CREDENTIALS);
+        throttle.failed("10.0.0.6", "demo", Reason.BAD_CREDENTIALS);
+
+        assertThat(throttle.blockedFor("10.0.0.6", "demo")).as("the guesser").isEqualTo(Duration.ofMinutes(1));
+        assertThat(throttle.blockedFor("10.0.0.7", "demo")).as("the user elsewhere").isZero();
+    }
+
+    @Test
+    void aNameGuessedFromManyAddressesIsThrottledExceptWhereItSignedInRecently() {
+        throttle.signedIn("10.0.9.9", "demo");
+        int nameLimit = 2 * LoginThrottle.NAME_LIMIT_FACTOR;
+        for (int i = 1; i < nameLimit; i++) {
+            throttle.failed("10.0.1." + i, "demo", Reason.BAD_CREDENTIALS);
+        }
+        assertThat(throttle.blockedFor("10.0.2.1", "demo")).as("one failure short of the name's limit").isZero();
+        clock.advance(Duration.ofSeconds(10));
+        throttle.failed("10.0.1.99", "demo", Reason.BAD_CREDENTIALS);
+
+        assertThat(throttle.blockedFor("10.0.2.1", "demo")).as("the name, from a new address")
+                .isEqualTo(Duration.ofSeconds(50));
+        assertThat(throttle.blockedFor("10.0.2.1", "operator")).as("that address, for another name").isZero();
+        assertThat(throttle.blockedFor("10.0.9.9", "demo")).as("where the user signed in").isZero();
+
+        clock.advance(LoginThrottle.SIGNED_IN_FOR);
+        for (int i = 1; i <= nameLimit; i++) {
+            throttle.failed("10.0.3." + i, "demo", Reason.BAD_CREDENTIALS);
+        }
+        assertThat(throttle.blockedFor("10.0.9.9", "demo")).as("a sign-in a day old no longer counts")
+                .isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void aSignInForgetsItsAddressAndNamesFailuresButNotItsAddresss() {
+        throttle.failed("10.0.0.8", "demo", Reason.BAD_CREDENTIALS);
+        throttle.signedIn("10.0.0.8", "demo");
+        throttle.failed("10.0.0.9", "operator", Reason.BAD_CREDENTIALS);
+        throttle.signedIn("10.0.0.9", "demo"); // an account of its own does not clear a guesser's address
+
+        assertThat(throttle.blockedFor("10.0.0.8", "demo")).isZero();
+        throttle.failed("10.0.0.9", "operator", Reason.BAD_CREDENTIALS);
+        assertThat(throttle.blockedFor("10.0.0.9", "demo")).isEqualTo(Duration.ofMinutes(1));
     }
 
     @Test

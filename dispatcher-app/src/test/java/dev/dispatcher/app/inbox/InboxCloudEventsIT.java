@@ -19,13 +19,15 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Records produced by the CloudEvents Java SDK ({@code cloudevents-kafka}) in binary and structured mode: the inbox
  * stores each under its event id and its event type, and the same event sent again (a producer's retry, a
- * re-publication at another offset) is a duplicate, handled once. Read through a fresh connection.
+ * re-publication at another offset) is a duplicate, handled once; a record with the relay's {@code message-id} is
+ * known by that, whatever {@code ce_id} it also carries. Read through a fresh connection.
  */
 class InboxCloudEventsIT {
 
@@ -57,6 +59,28 @@ class InboxCloudEventsIT {
             assertThat(fx.count("SELECT count(*) FROM effect WHERE message_id = '" + placed.getId() + "'"))
                     .as("the event handled once").isEqualTo(1);
         }
+    }
+
+    @Test
+    void aRecordWithTheRelaysMessageIdIsKnownByItNotByTheCeIdBesideIt() throws Exception {
+        try (InboxFixture fx = new InboxFixture("inbox_ce_both")) {
+            String topic = fx.topic("both", 1);
+            DispatcherMetrics metrics = InboxFixture.metrics();
+            fx.consumer(fx.receiver(topic, "ce-both"), InboxFixture.effectHandler(),
+                    InboxFixture.settings("both", "ce-both"), metrics);
+            // the victim's message, then another producer's whose stored headers name the victim's id as ce_id
+            fx.sendRaw(topic, 0, utf8("k"), utf8("{\"n\":1}"), "message-id", "victim-1", "event-type", "Placed");
+            fx.sendRaw(topic, 0, utf8("k"), utf8("{\"n\":2}"), "message-id", "m-2", "event-type", "Placed",
+                    "ce_id", "victim-1", "ce_specversion", "1.0");
+
+            fx.awaitCount("SELECT count(*) FROM effect", 2, WAIT);
+            assertThat(rows(fx)).extracting(row -> row.get(0)).containsExactly("victim-1", "m-2");
+            assertThat(InboxFixture.counter(metrics, "duplicate")).as("neither is a duplicate").isZero();
+        }
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static CloudEvent event(String id, String type, String json) {

@@ -57,10 +57,11 @@ public final class PgBouncer implements AutoCloseable {
   }
 
   /**
-   * Starts a pooler in transaction mode in front of {@code server} with a server pool of {@code poolSize} connections,
-   * blocking until it accepts connections; skips the calling test when the binary is missing.
+   * Starts a pooler in transaction mode in front of {@code server} with a server pool of {@code poolSize} connections
+   * per user, blocking until it accepts connections; skips the calling test when the binary is missing. It knows the
+   * server's user and each of {@code users} (roles of the server, with the server user's password).
    */
-  public static PgBouncer start(PostgresServer server, int poolSize) {
+  public static PgBouncer start(PostgresServer server, int poolSize, String... users) {
     Assumptions.assumeTrue(installed(), "PgBouncer is not installed (" + BINARY + "; .ci/run installs Debian's"
         + " pgbouncer package with apt): the tests through a transaction pooler are skipped");
     try {
@@ -68,9 +69,12 @@ public final class PgBouncer implements AutoCloseable {
       Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
       int port = freePort();
       Path ini = directory.resolve("pgbouncer.ini");
-      Path users = directory.resolve("userlist.txt");
-      Files.writeString(users, "\"" + server.username() + "\" \"" + server.password() + "\"\n",
-          StandardCharsets.UTF_8);
+      Path userFile = directory.resolve("userlist.txt");
+      StringBuilder userList = new StringBuilder();
+      for (String user : concat(server.username(), users)) {
+        userList.append('"').append(user).append("\" \"").append(server.password()).append("\"\n");
+      }
+      Files.writeString(userFile, userList, StandardCharsets.UTF_8);
       Files.writeString(ini, String.join("\n", List.of(
           "[databases]",
           server.database() + " = host=" + server.host() + " port=" + server.port() + " dbname=" + server.database(),
@@ -79,7 +83,7 @@ public final class PgBouncer implements AutoCloseable {
           "listen_port = " + port,
           "unix_socket_dir =",
           "auth_type = plain",
-          "auth_file = " + users,
+          "auth_file = " + userFile,
           "pool_mode = transaction",
           "default_pool_size = " + poolSize,
           "max_client_conn = 1000",
@@ -88,7 +92,7 @@ public final class PgBouncer implements AutoCloseable {
           "logfile = " + directory.resolve("pgbouncer.log"),
           "pidfile = " + directory.resolve("pgbouncer.pid"),
           "")), StandardCharsets.UTF_8);
-      for (Path file : List.of(ini, users)) {
+      for (Path file : List.of(ini, userFile)) {
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
       }
       List<String> command = isRoot()
@@ -129,6 +133,12 @@ public final class PgBouncer implements AutoCloseable {
         }
       }
     }
+  }
+
+  private static List<String> concat(String first, String... rest) {
+    List<String> all = new java.util.ArrayList<>(List.of(rest));
+    all.addFirst(first);
+    return all;
   }
 
   private static boolean isRoot() {

@@ -72,6 +72,16 @@ final class DatabaseConfiguration {
         };
     }
 
+    /**
+     * Behind a transaction pooler, takes the connection properties that the driver sends as startup parameters out of
+     * {@code spring.r2dbc.properties} before Boot builds the connections from them ({@link PoolerStartupParameters});
+     * the session check then compares them with what sessions through the pooler have.
+     */
+    @Bean
+    static PoolerStartupParameters poolerStartupParameters(Environment environment) {
+        return new PoolerStartupParameters(environment);
+    }
+
     /** Whether statements are prepared under names behind a pooler: only when the user asked for a cache. */
     private static boolean namedStatements(R2dbcProperties r2dbc) {
         String cache = r2dbc.getProperties().get(PostgresqlConnectionFactoryProvider.PREPARED_STATEMENT_CACHE_QUERIES
@@ -85,7 +95,7 @@ final class DatabaseConfiguration {
      */
     @Bean
     Sources sources(ConnectionFactory connectionFactory, DispatcherProperties properties, DatabaseProperties database,
-            R2dbcProperties r2dbc, ObjectProvider<FlywayProperties> flyway) {
+            R2dbcProperties r2dbc, ObjectProvider<FlywayProperties> flyway, PoolerStartupParameters startupParameters) {
         if (database.transactionPooled() && !properties.sources().isEmpty()) {
             throw PropertyRules.invalid("database.pooler", "must be none while dispatcher.sources is set (further"
                     + " sources behind a transaction pooler are not supported yet: docs/poolers.md)",
@@ -93,7 +103,7 @@ final class DatabaseConfiguration {
         }
         if (database.transactionPooled()) {
             PoolerSessionCheck.check(connectionFactory, properties.schema(), namedStatements(r2dbc),
-                    database.listenUrl(), properties.relay().pollInterval());
+                    database.listenUrl(), properties.relay().pollInterval(), startupParameters.removed());
         }
         FlywayProperties migrations = flyway.getIfAvailable(DatabaseConfiguration::dispatcherMigrations);
         List<Source> others = new ArrayList<>();

@@ -59,7 +59,8 @@ final class DatabaseConfiguration {
 
     @Bean
     ConnectionFactoryOptionsBuilderCustomizer dispatcherConnectionOptions(DispatcherProperties properties,
-            DatabaseProperties database, R2dbcProperties r2dbc) {
+            R2dbcProperties r2dbc) {
+        DatabaseProperties database = properties.database();
         return options -> {
             options.option(PostgresqlConnectionFactoryProvider.APPLICATION_NAME, properties.applicationName())
                     .option(PostgresqlConnectionFactoryProvider.FORCE_BINARY, true);
@@ -94,8 +95,9 @@ final class DatabaseConfiguration {
      * dispatcher.sources} on a pool of its own, migrated here ({@link SourceDatabases}). Their pools close with it.
      */
     @Bean
-    Sources sources(ConnectionFactory connectionFactory, DispatcherProperties properties, DatabaseProperties database,
-            R2dbcProperties r2dbc, ObjectProvider<FlywayProperties> flyway, PoolerStartupParameters startupParameters) {
+    Sources sources(ConnectionFactory connectionFactory, DispatcherProperties properties, R2dbcProperties r2dbc,
+            ObjectProvider<FlywayProperties> flyway, PoolerStartupParameters startupParameters) {
+        DatabaseProperties database = properties.database();
         if (database.transactionPooled() && !properties.sources().isEmpty()) {
             throw PropertyRules.invalid("database.pooler", "must be none while dispatcher.sources is set (further"
                     + " sources behind a transaction pooler are not supported yet: docs/poolers.md)",
@@ -167,8 +169,8 @@ final class DatabaseConfiguration {
     @Bean
     @Conditional(FlywayUrlNotSet.class)
     R2dbcDerivedFlywayConnectionDetails flywayConnectionDetailsFromR2dbc(
-            ObjectProvider<R2dbcConnectionDetails> r2dbc, DatabaseProperties database, Environment environment) {
-        if (database.transactionPooled() && environment.getProperty("spring.flyway.enabled", Boolean.class, true)) {
+            ObjectProvider<R2dbcConnectionDetails> r2dbc, DispatcherProperties properties, Environment environment) {
+        if (properties.database().transactionPooled() && environment.getProperty("spring.flyway.enabled", Boolean.class, true)) {
             throw new IllegalArgumentException("spring.flyway.url must be set to a direct connection to PostgreSQL"
                     + " when dispatcher.database.pooler is transaction (migrations hold a session-level lock that a"
                     + " transaction pooler does not keep; docs/poolers.md), but was absent");

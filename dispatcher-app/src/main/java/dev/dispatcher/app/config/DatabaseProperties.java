@@ -5,7 +5,6 @@ import static dev.dispatcher.app.config.PropertyRules.quoted;
 
 import io.r2dbc.spi.ConnectionFactoryOptions;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * How the service reaches PostgreSQL ({@code dispatcher.database.*}): directly, or through a connection pooler in
@@ -22,9 +21,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     connection, with the user and password of {@code spring.r2dbc.*} unless it names its own; absent: {@code
  *     LISTEN} goes over {@code spring.r2dbc.url} when {@code pooler} is {@code none}, and is not used otherwise
  */
-@ConfigurationProperties(DatabaseProperties.PREFIX)
 public record DatabaseProperties(@Nullable Pooler pooler, @Nullable String listenUrl) {
 
+    /** The prefix of this block's properties. */
     public static final String PREFIX = DispatcherProperties.PREFIX + ".database";
 
     public static final Pooler DEFAULT_POOLER = Pooler.NONE;
@@ -38,8 +37,10 @@ public record DatabaseProperties(@Nullable Pooler pooler, @Nullable String liste
                 try {
                     ConnectionFactoryOptions.parse(listenUrl);
                 } catch (IllegalArgumentException e) {
-                    throw invalid("database.listen-url", "must be an R2DBC URL (" + e.getMessage() + ")",
-                            quoted(SourceProperties.maskedUrl(listenUrl)));
+                    String masked = SourceProperties.maskedUrl(listenUrl);
+                    // the driver's message repeats the URL, password included
+                    throw invalid("database.listen-url", "must be an R2DBC URL ("
+                            + String.valueOf(e.getMessage()).replace(listenUrl, masked) + ")", quoted(masked));
                 }
             }
         }

@@ -132,7 +132,7 @@ class PoolerIT {
     void noErrorLogged() {
         assertThat(errors.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
                 .map(ILoggingEvent::getFormattedMessage).toList()).as("errors the service logged").isEmpty();
-        assertThat(pooler.errors()).as("errors PgBouncer logged").isEmpty();
+        assertThat(pooler.errors()).as("warnings and errors PgBouncer logged").isEmpty();
     }
 
     @Test

@@ -189,9 +189,13 @@ public final class PgBouncer implements AutoCloseable {
     return text.toString();
   }
 
-  /** The lines of {@link #log()} PgBouncer wrote at {@code ERROR} or above ({@code WARNING} lines are kept apart). */
+  /**
+   * The lines of {@link #log()} PgBouncer wrote at {@code WARNING} or above: a refused startup parameter, a server
+   * error passed to a client, a client closed for a protocol error.
+   */
   public List<String> errors() {
-    return log().lines().filter(line -> line.contains(" ERROR ") || line.contains(" FATAL ")).toList();
+    return log().lines().filter(line -> line.contains(" WARNING ") || line.contains(" ERROR ")
+        || line.contains(" FATAL ")).toList();
   }
 
   @Override

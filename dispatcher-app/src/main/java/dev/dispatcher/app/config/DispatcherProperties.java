@@ -43,6 +43,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * @param inbox Kafka consumers feeding the inbox
  * @param sources further databases to drain, each with its own tables, pool and relay, beside the {@code default}
  *     source of {@code spring.r2dbc.*}; names are unique
+ * @param database how the service reaches PostgreSQL: directly or through a transaction pooler
  */
 @ConfigurationProperties(DispatcherProperties.PREFIX)
 public record DispatcherProperties(
@@ -55,7 +56,8 @@ public record DispatcherProperties(
         @NestedConfigurationProperty DemoProperties demo,
         @NestedConfigurationProperty SecurityProperties security,
         @NestedConfigurationProperty InboxProperties inbox,
-        List<SourceProperties> sources) {
+        List<SourceProperties> sources,
+        @NestedConfigurationProperty DatabaseProperties database) {
 
     /** The prefix of every property bound here. */
     public static final String PREFIX = "dispatcher";
@@ -87,6 +89,7 @@ public record DispatcherProperties(
         demo = demo == null ? DemoProperties.defaults() : demo;
         security = security == null ? SecurityProperties.defaults() : security;
         inbox = inbox == null ? InboxProperties.defaults() : inbox;
+        database = database == null ? DatabaseProperties.defaults() : database;
         retry.toPolicy("retry", ThreadLocalRandomSource.INSTANCE);
         List<String> sourceNames = sourceNames(sources);
         for (int i = 0; i < inbox.consumers().size(); i++) {
@@ -102,7 +105,7 @@ public record DispatcherProperties(
 
     /** Every default; the worker id is {@code <hostname>-<pid>}. */
     public static DispatcherProperties defaults() {
-        return new DispatcherProperties(null, null, null, null, null, null, null, null, null, null);
+        return new DispatcherProperties(null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /** The names of every source, {@value Sources#DEFAULT} first, then {@code dispatcher.sources} in order. */

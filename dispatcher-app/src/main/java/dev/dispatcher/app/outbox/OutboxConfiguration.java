@@ -92,7 +92,7 @@ public class OutboxConfiguration {
             PauseSwitch pauseSwitch = new PauseSwitch(control, relay.pollInterval());
             Relay sourceRelay = new Relay(store, publisher, settings, relayCircuitBreaker, topicCircuitBreakers,
                     metrics, pauseSwitch);
-            OutboxListener listener = new OutboxListener(source.connections(), source.schema(), sourceRelay::wake,
+            OutboxListener listener = new OutboxListener(source.wakeUps(), source.schema(), sourceRelay::wake,
                     Duration.ofSeconds(10));
             RateHistory history = new RateHistory(SUMMARY_EVERY, RATE_HISTORY_SPAN);
             return new SourceRelay(source, store, control, audit, pauseSwitch, sourceRelay, listener,

@@ -41,6 +41,22 @@ class DispatcherStartupFailureTest {
     }
 
     @Test
+    void anUnknownPoolerStopsStartUpNamingTheProperty(CapturedOutput output) {
+        Throwable failure = catchThrowable(() -> SpringApplication.run(DispatcherApplication.class,
+                "--spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:1/unreachable",
+                "--spring.kafka.bootstrap-servers=127.0.0.1:1",
+                "--server.port=0",
+                "--spring.main.banner-mode=off",
+                "--dispatcher.database.pooler=session"));
+
+        assertThat(failure).hasStackTraceContaining("dispatcher.database.pooler");
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains("dispatcher.database.pooler")
+                .contains("session");
+    }
+
+    @Test
     void aCloudEventsFormatWithoutASourceStopsStartUpNamingTheProperty(CapturedOutput output) {
         Throwable failure = catchThrowable(() -> SpringApplication.run(DispatcherApplication.class,
                 "--spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:1/unreachable",

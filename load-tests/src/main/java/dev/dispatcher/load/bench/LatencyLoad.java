@@ -155,7 +155,7 @@ public record LatencyLoad(BenchEnvironment env, String schema, String topic, int
                     Round.one(percentile(latencies, 0.50)), Round.one(percentile(latencies, 0.95)),
                     Round.one(percentile(latencies, 0.99)),
                     Round.one(latencies.isEmpty() ? 0 : latencies.getLast()), lost, confirmed.duplicates(), null, null,
-                    null, delivered);
+                    null, delivered, null);
         }
 
         /**

@@ -29,7 +29,9 @@ import java.util.Locale;
  * among them ({@code poison_msgs_per_s}, {@code ratio_to_clean}). Before all that, with {@code --fresh-n} above 0,
  * the service's JVM is launched on a standing backlog of that many rows ({@link FreshStartDrain}): {@code
  * time_to_80pct_s}, {@code startup_s}, {@code fresh_msgs_per_s} and {@code fresh_steady_msgs_per_s} say how fast a
- * new instance is from its first second. RESULT {@code relay-drain}.
+ * new instance is from its first second. With {@code --pooler}, a second service jar behind PgBouncer in transaction
+ * pooling mode drains N rows as well ({@link PoolerDrain}): {@code pooler_msgs_per_s}, {@code
+ * pooler_ratio_to_direct}. RESULT {@code relay-drain}.
  */
 public final class BlackBoxDrainBenchmark {
 
@@ -113,12 +115,14 @@ public final class BlackBoxDrainBenchmark {
                 duplicates += poisoned.duplicates();
             }
         }
+        PoolerDrain.Result pooled = b.pooler() ? PoolerDrain.run(env, b, topics, byRows, jvmOptions) : null;
         PgCeiling.Bracket ceiling = new PgCeiling.Bracket(ceilingBefore,
                 PgCeiling.measure(env, env.schema("ceiling"), n));
-        return RelayDrain.serviceJar(Common.of(env.fsync(), b.ordering().text(), b.backlog().keys().text(),
+        RelayDrain result = RelayDrain.serviceJar(Common.of(env.fsync(), b.ordering().text(), b.backlog().keys().text(),
                         payloadBytes, warm.rows(), warm.rounds()), n, Round.one(byRows), Round.one(endToEnd),
                 Round.one(ceiling.higher()), ceiling.runs(), Round.two(byRows / ceiling.higher()), Round.two(compiling),
                 lost + fresh.lost(), duplicates + fresh.duplicates(), poison, fresh.figures());
+        return pooled == null ? result : result.withPooler(pooled.figures(), pooled.lost(), pooled.duplicates());
     }
 
     /**

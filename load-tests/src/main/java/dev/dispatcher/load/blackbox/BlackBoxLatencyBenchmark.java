@@ -20,8 +20,9 @@ import java.util.Locale;
  * and the outbox is vacuumed ({@link BlackBoxDrainBenchmark#warmUp}); then rounds of {@link Latency#TRICKLE_WARMUP}
  * of the measured load, untimed, to the measured topic, until it has nearly stopped compiling (at most {@link
  * BlackBoxLatency#trickleMaxRounds()}); both in the same table, as a running service's table has history. Then the
- * measured load; the consumer times those rows only. RESULT {@code relay-latency} with {@code
- * service_compiling_share}.
+ * measured load; the consumer times those rows only. With {@code --pooler} the service runs behind PgBouncer in
+ * transaction pooling mode as {@link PoolerDrain} starts it ({@code LISTEN} straight at the server), and the RESULT
+ * says which ({@code pooler}). RESULT {@code relay-latency} with {@code service_compiling_share}.
  */
 public final class BlackBoxLatencyBenchmark {
 
@@ -30,9 +31,13 @@ public final class BlackBoxLatencyBenchmark {
 
     public static RelayLatency run(BenchEnvironment env, BlackBoxLatency b) throws Exception {
         BlackBoxDrainBenchmark.Topics topics = BlackBoxDrainBenchmark.Topics.create(env, "blackbox");
-        try (ServiceProcess service = Services.startJar(env, topics.schema(),
-                ServiceArguments.relay(b.ordering(), b.serviceArgs()), "blackbox-latency-service")) {
-            ServiceClient client = service.client();
+        try (AutoCloseable running = b.pooler()
+                ? PoolerDrain.start(env, topics.schema(), b.ordering(), b.serviceArgs(), Services.jvmOptions(""),
+                        "blackbox-latency-pooler-service")
+                : Services.startJar(env, topics.schema(), ServiceArguments.relay(b.ordering(), b.serviceArgs()),
+                        "blackbox-latency-service")) {
+            ServiceClient client = running instanceof PoolerDrain.Pooled pooled ? pooled.service().client()
+                    : ((ServiceProcess) running).client();
             JitWarmUp.CompilationClock compilation = JitWarmUp.service(client);
             JitWarmUp.Result warm = BlackBoxDrainBenchmark.warmUp(env, List.of(client), compilation, topics,
                     b.keys().sqlExpression(), b.payloadBytes(), b.warmup());
@@ -47,8 +52,9 @@ public final class BlackBoxLatencyBenchmark {
                 JitWarmUp.Phase phase = JitWarmUp.Phase.start(compilation);
                 LatencyLoad.Run run = load.offer(b.duration(), confirmed);
                 double compiling = phase.compilingShare();
-                return run.result(Common.of(env.fsync(), b.ordering().text(), b.keys().text(), b.payloadBytes(),
-                        warm.rows(), warm.rounds())).withServiceCompilingShare(Round.two(compiling));
+                RelayLatency result = run.result(Common.of(env.fsync(), b.ordering().text(), b.keys().text(),
+                        b.payloadBytes(), warm.rows(), warm.rounds())).withServiceCompilingShare(Round.two(compiling));
+                return b.pooler() ? result.behind(PoolerDrain.version()) : result;
             }
         }
     }

@@ -16,9 +16,11 @@ import java.util.List;
  *     launch for {@code time_to_80pct_s} (default {@value #DEFAULT_FRESH_N}, none with {@code --quick}; 0: none)
  * @param serviceArgs {@code --service-args "--name=value ..."}: more settings on the service's command line
  * @param servers the servers
+ * @param pooler {@code --pooler}: then drain N rows again with a second service jar behind PgBouncer in transaction
+ *     pooling mode ({@code /usr/sbin/pgbouncer}), warmed up as the first
  */
 public record BlackBox(Backlog backlog, Ordering ordering, int warmup, boolean poisonTopic, int freshN,
-        List<String> serviceArgs, Servers servers) implements BenchMode {
+        List<String> serviceArgs, Servers servers, boolean pooler) implements BenchMode {
 
     public static final String NAME = "blackbox";
     public static final int DEFAULT_N = 100_000;
@@ -36,6 +38,6 @@ public record BlackBox(Backlog backlog, Ordering ordering, int warmup, boolean p
         return new BlackBox(Backlog.parse(o, quick ? QUICK_N : DEFAULT_N, Backlog.DEFAULT_PAYLOAD_BYTES),
                 Ordering.parse(o, Ordering.PER_KEY), o.integer("warmup", quick ? 0 : DEFAULT_WARMUP, 0, Backlog.MAX_N),
                 o.flag("poison-topic", false), o.integer("fresh-n", quick ? 0 : DEFAULT_FRESH_N, 0, Backlog.MAX_N),
-                o.serviceArgs(), Servers.parse(o));
+                o.serviceArgs(), Servers.parse(o), o.flag("pooler", false));
     }
 }

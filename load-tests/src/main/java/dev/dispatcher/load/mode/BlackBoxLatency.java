@@ -17,9 +17,11 @@ import java.util.List;
  *     #trickleMaxRounds()}
  * @param serviceArgs {@code --service-args "--name=value ..."}
  * @param servers the servers
+ * @param pooler {@code --pooler}: the service behind PgBouncer in transaction pooling mode ({@code
+ *     /usr/sbin/pgbouncer}), {@code LISTEN} straight at the server
  */
 public record BlackBoxLatency(Keys keys, int payloadBytes, Ordering ordering, int rate, Duration duration,
-        int warmup, List<String> serviceArgs, Servers servers) implements BenchMode {
+        int warmup, List<String> serviceArgs, Servers servers, boolean pooler) implements BenchMode {
 
     public static final String NAME = "blackbox-latency";
     public static final int DEFAULT_WARMUP = 20_000;
@@ -40,6 +42,6 @@ public record BlackBoxLatency(Keys keys, int payloadBytes, Ordering ordering, in
         boolean quick = o.quick();
         return new BlackBoxLatency(Keys.parse(o), o.integer("payload-bytes", Backlog.DEFAULT_PAYLOAD_BYTES, 1, 1 << 20),
                 Ordering.parse(o, Ordering.PER_KEY), Latency.rate(o, quick), Latency.duration(o, quick),
-                o.integer("warmup", quick ? 0 : DEFAULT_WARMUP, 0, Backlog.MAX_N), o.serviceArgs(), Servers.parse(o));
+                o.integer("warmup", quick ? 0 : DEFAULT_WARMUP, 0, Backlog.MAX_N), o.serviceArgs(), Servers.parse(o), o.flag("pooler", false));
     }
 }

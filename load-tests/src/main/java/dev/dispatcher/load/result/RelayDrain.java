@@ -34,6 +34,7 @@ import java.util.Map;
  * @param sources blackbox-sources: each source alone, both, the fault and the per-message costs
  * @param formats blackbox-formats: each record format's figures, by {@code dispatcher.relay.format}
  * @param freshCurve blackbox-scale with {@code --fresh-n}: fresh service jars started together on a standing backlog
+ * @param pooler blackbox with {@code --pooler}: the same drain by a service behind PgBouncer in transaction mode
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, double msgsPerS,
@@ -41,8 +42,8 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         String pgCeilingRuns, Double ratioToBaseline, double ratioToCeiling, Double serviceCompilingShare,
         String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
         @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar,
-        @JsonUnwrapped Sources sources, Map<String, FormatRate> formats, @JsonUnwrapped FreshCurve freshCurve)
-        implements BenchResult {
+        @JsonUnwrapped Sources sources, Map<String, FormatRate> formats, @JsonUnwrapped FreshCurve freshCurve,
+        @JsonUnwrapped Pooler pooler) implements BenchResult {
 
     public static final String NAME = "relay-drain";
 
@@ -104,7 +105,31 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         return new RelayDrain(common, n, instances, msgsPerS, endToEndMsgsPerS, baselineMsgsPerS, baselineN,
                 pgCeilingMsgsPerS, pgCeilingRuns, ratioToBaseline, ratioToCeiling, serviceCompilingShare, curve,
                 appliedDeliverSums, lost + freshLost, duplicates + freshDuplicates, isolation, freshStart, settings,
-                serviceJar, sources, formats, fresh);
+                serviceJar, sources, formats, fresh, pooler);
+    }
+
+    /**
+     * The drain of a {@code blackbox --pooler} run by a second service jar behind PgBouncer in transaction pooling
+     * mode ({@code dispatcher.database.pooler=transaction}, {@code LISTEN} over a direct URL), warmed up as the direct
+     * one, on the same server in the same run.
+     *
+     * @param poolerMsgsPerS its rate, first claim to last delivery by the rows' own times
+     * @param poolerRatioToDirect over the direct service's {@code msgs_per_s}
+     * @param poolerVersion {@code pgbouncer --version}'s first line
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Pooler(Double poolerMsgsPerS, Double poolerRatioToDirect, String poolerVersion) {
+
+        /** No drain through a pooler ran. */
+        public static final Pooler NONE = new Pooler(null, null, null);
+    }
+
+    /** This result with the drain through a pooler, its lost and duplicate rows added to the run's. */
+    public RelayDrain withPooler(Pooler through, long poolerLost, long poolerDuplicates) {
+        return new RelayDrain(common, n, instances, msgsPerS, endToEndMsgsPerS, baselineMsgsPerS, baselineN,
+                pgCeilingMsgsPerS, pgCeilingRuns, ratioToBaseline, ratioToCeiling, serviceCompilingShare, curve,
+                appliedDeliverSums, lost + poolerLost, duplicates + poolerDuplicates, isolation, freshStart, settings,
+                serviceJar, sources, formats, freshCurve, through);
     }
 
     /** The in-process relay's settings. */
@@ -117,7 +142,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long duplicates, Isolation isolation, Settings settings) {
         return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
                 pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
-                FreshStart.NONE, settings, null, Sources.NONE, null, FreshCurve.NONE);
+                FreshStart.NONE, settings, null, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE);
     }
 
     /** The service jar's drain of {@code blackbox} mode (no baseline: 0), with its fresh start when it ran. */
@@ -126,7 +151,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long lost, long duplicates, Isolation isolation, FreshStart freshStart) {
         return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
                 null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, freshStart, null,
-                null, Sources.NONE, null, FreshCurve.NONE);
+                null, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE);
     }
 
     /** A {@code blackbox-formats} run: {@code msgsPerS} is {@code plain}'s, {@code formats} every format's. */
@@ -134,7 +159,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             String pgCeilingRuns, double ratioToCeiling, long lost, long duplicates, Map<String, FormatRate> formats) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, pgCeilingRuns, null,
                 ratioToCeiling, null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, null,
-                Sources.NONE, formats, FreshCurve.NONE);
+                Sources.NONE, formats, FreshCurve.NONE, Pooler.NONE);
     }
 
     /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
@@ -143,7 +168,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             Boolean serviceJar) {
         return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
                 ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE, null,
-                serviceJar, Sources.NONE, null, FreshCurve.NONE);
+                serviceJar, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE);
     }
 
     /**
@@ -154,6 +179,6 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             double ratioToCeiling, long lost, long duplicates, Sources sources) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null, ratioToCeiling,
                 null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources, null,
-                FreshCurve.NONE);
+                FreshCurve.NONE, Pooler.NONE);
     }
 }

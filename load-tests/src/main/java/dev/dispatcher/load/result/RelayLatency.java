@@ -20,11 +20,13 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
  * @param relay reference-latency: {@code reference}
  * @param referenceLoops reference-latency: the reference relay's loops
  * @param delivered the same rows' latency by their own timestamps, {@code delivered_at - created_at}
+ * @param pooler blackbox-latency with {@code --pooler}: the pooler the service ran behind ({@code pgbouncer
+ *     --version}'s first line)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayLatency(@JsonUnwrapped Common common, double offeredPerS, int n, double p50Ms, double p95Ms,
         double p99Ms, double maxMs, long lost, long duplicates, Double serviceCompilingShare, String relay,
-        Integer referenceLoops, @JsonUnwrapped Delivered delivered) implements BenchResult {
+        Integer referenceLoops, @JsonUnwrapped Delivered delivered, String pooler) implements BenchResult {
 
     public static final String NAME = "relay-latency";
 
@@ -36,13 +38,19 @@ public record RelayLatency(@JsonUnwrapped Common common, double offeredPerS, int
     /** This result with the service's compilation share of the measured phase. */
     public RelayLatency withServiceCompilingShare(double share) {
         return new RelayLatency(common, offeredPerS, n, p50Ms, p95Ms, p99Ms, maxMs, lost, duplicates, share, relay,
-                referenceLoops, delivered);
+                referenceLoops, delivered, pooler);
     }
 
     /** This result as the reference relay's, with its loops. */
     public RelayLatency ofReference(int loops) {
         return new RelayLatency(common, offeredPerS, n, p50Ms, p95Ms, p99Ms, maxMs, lost, duplicates,
-                serviceCompilingShare, "reference", loops, delivered);
+                serviceCompilingShare, "reference", loops, delivered, pooler);
+    }
+
+    /** This result as a service's behind {@code pooler} ({@code pgbouncer --version}'s first line). */
+    public RelayLatency behind(String pooler) {
+        return new RelayLatency(common, offeredPerS, n, p50Ms, p95Ms, p99Ms, maxMs, lost, duplicates,
+                serviceCompilingShare, relay, referenceLoops, delivered, pooler);
     }
 
     /**

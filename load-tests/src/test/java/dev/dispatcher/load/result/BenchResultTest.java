@@ -100,7 +100,7 @@ class BenchResultTest {
     @Test
     void latencyReportsPercentilesAndWhatRelayedTheRows() {
         RelayLatency latency = new RelayLatency(COMMON, 300.0, 9000, 4.1, 6.0, 7.9, 16.0, 0, 0, null, null, null,
-                null);
+                null, null);
 
         assertThat(latency.line()).isEqualTo("RESULT {\"name\":\"relay-latency\",\"pg_fsync\":true,\"brokers\":1,"
                 + "\"ordering\":\"per-key\",\"keys\":\"64\",\"payload_bytes\":256,\"warmup_n\":400000,"
@@ -108,12 +108,13 @@ class BenchResultTest {
                 + "\"p99_ms\":7.9,\"max_ms\":16.0,\"lost\":0,\"duplicates\":0}");
         assertThat(latency.withServiceCompilingShare(0.02).line()).endsWith(",\"service_compiling_share\":0.02}");
         assertThat(latency.ofReference(2).line()).endsWith(",\"relay\":\"reference\",\"reference_loops\":2}");
+        assertThat(latency.behind("PgBouncer 1.18.0").line()).endsWith(",\"pooler\":\"PgBouncer 1.18.0\"}");
     }
 
     @Test
     void theLatencyReportsTheRowsOwnTimesBesideTheConsumerSide() {
         RelayLatency latency = new RelayLatency(COMMON, 2000.0, 60_000, 30.0, 60.0, 90.0, 120.0, 0, 0, null, null,
-                null, new RelayLatency.Delivered(60_000, 26.0, 50.0, 97.0, 110.0));
+                null, new RelayLatency.Delivered(60_000, 26.0, 50.0, 97.0, 110.0), null);
 
         assertThat(latency.line()).contains("\"p50_ms\":30.0,").endsWith(",\"lost\":0,\"duplicates\":0,"
                 + "\"delivered_n\":60000,\"delivered_p50_ms\":26.0,\"delivered_p95_ms\":50.0,"

@@ -172,10 +172,10 @@ final class PerKeyClaimSql {
 
         /**
          * The key index's predicate where a run's rows are read by their key: a plain column's equality implies it (it
-         * is strict), an expression's does not.
+         * is strict), an expression's does not, nor does a unit's (its index's predicate says more than the key).
          */
         String runKeyed(String a) {
-            return plainKey(a) ? "" : " AND " + keyed.apply(a);
+            return plainKey(a) && unitColumn == null ? "" : " AND " + keyed.apply(a);
         }
 
         /** The id of alias {@code a} in a select list, named {@code id}. */

@@ -13,6 +13,11 @@
 -- reads the table once under a lock that blocks writes (inserts, claims and transitions wait; reads do not); it is as
 -- small as the live backlog, but the scan reads the delivered history too: run it when the outbox is quiet if that
 -- history is large. Rows leased when it runs keep their leases, and are finished by the relays that hold them.
+--
+-- "length(topic) > 0" holds for every row (outbox_message_topic_check) and is there for the planner: only the
+-- statements that say it (the per-key claim's walk and runs) can use this index. Without it, the across-topics claim,
+-- on statistics showing few live rows, walked keys on this index, whose leading column is the topic: a scan of every
+-- live entry per key instead of one descent (the reason V4 gave outbox_message_live_seq_idx its "seq > 0").
 CREATE INDEX outbox_message_live_topic_key_idx
     ON outbox_message (topic, message_key, seq)
-    WHERE status IN ('PENDING', 'RETRY_SCHEDULED') AND message_key IS NOT NULL;
+    WHERE status IN ('PENDING', 'RETRY_SCHEDULED') AND message_key IS NOT NULL AND length(topic) > 0;

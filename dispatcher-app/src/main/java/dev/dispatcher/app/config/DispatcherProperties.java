@@ -92,11 +92,6 @@ public record DispatcherProperties(
         for (int i = 0; i < inbox.consumers().size(); i++) {
             inbox.consumers().get(i).retry().over(retry)
                     .toPolicy("inbox.consumers[" + i + "].retry", ThreadLocalRandomSource.INSTANCE);
-            if (inbox.consumers().get(i).ordering() == dev.dispatcher.app.store.Ordering.PER_KEY_ACROSS_TOPICS) {
-                // a consumer's key is one unit across its topics already; the option is the relay's
-                throw invalid("inbox.consumers[" + i + "].ordering", "must be per-key or none",
-                        "'per-key-across-topics'");
-            }
             String source = inbox.consumers().get(i).source();
             if (!sourceNames.contains(source)) {
                 throw invalid("inbox.consumers[" + i + "].source", "must name a source (known: "

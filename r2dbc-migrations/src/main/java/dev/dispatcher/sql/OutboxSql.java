@@ -97,8 +97,9 @@ public final class OutboxSql {
      *
      * <p>Index: {@code outbox_message_live_topic_key_idx} (topic, message_key, seq) for the walk over units and each
      * run (V8; the walk and the runs say its predicate's {@code length(topic) > 0}, which every row meets, so that only
-     * this statement uses it), {@code outbox_message_live_unkeyed_idx} for rows without a key. A unit's rows commit in seq order:
-     * writers take {@link #LOCK_KEY} (on the key, which covers every topic) before their rows take a seq.
+     * this statement uses it), {@code outbox_message_live_unkeyed_idx} for rows without a key. A unit's rows commit
+     * in seq order: writers take {@link #LOCK_KEY} (on the key, which covers every topic) before their rows take a
+     * seq.
      */
     public static final String CLAIM_PER_KEY = PerKeyClaimSql.statement(new PerKeyClaimSql.Shape(
             LeasedTableSql.OUTBOX, alias -> alias + ".message_key",

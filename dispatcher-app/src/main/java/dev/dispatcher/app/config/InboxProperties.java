@@ -92,7 +92,8 @@ public record InboxProperties(List<Consumer> consumers) {
     public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,
             int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
             long maxBacklog, Duration pollInterval, Duration claimLinger,
-            @NestedConfigurationProperty RetryProperties.Overrides retry, DataSize maxPayloadSize, ConsumerOrdering ordering,
+            @NestedConfigurationProperty RetryProperties.Overrides retry, DataSize maxPayloadSize,
+            ConsumerOrdering ordering,
             String deadLetterTopic, String source) {
 
         /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
@@ -137,7 +138,8 @@ public record InboxProperties(List<Consumer> consumers) {
                 @Nullable Integer concurrency, @Nullable Integer maxInFlightBatches, @Nullable Duration leaseDuration,
                 @Nullable Duration handlerTimeout, @Nullable Long maxBacklog, @Nullable Duration pollInterval,
                 @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry,
-                @Nullable DataSize maxPayloadSize, @Nullable ConsumerOrdering ordering, @Nullable String deadLetterTopic,
+                @Nullable DataSize maxPayloadSize, @Nullable ConsumerOrdering ordering,
+                @Nullable String deadLetterTopic,
                 @Nullable String source) {
             this(name, topics, groupId, handler, webhook,
                     orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),

@@ -194,10 +194,11 @@ public record RelayProperties(
 
     /**
      * Whether the relay keeps the order of one key's messages; bound from {@code per-key}, {@code
-     * per-key-across-topics} and {@code none} (any other value fails start-up naming {@code dispatcher.relay.ordering}).
+     * per-key-across-topics} and {@code none} (any other value fails start-up naming {@code
+     * dispatcher.relay.ordering}).
      */
     public enum Ordering {
-        /** A key's messages in one topic are sent one lease at a time, in {@code seq} order: the unit is (topic, key). */
+        /** A key's messages in one topic are sent one lease at a time, in {@code seq} order: the unit (topic, key). */
         PER_KEY,
         /** A key's messages in every topic are sent one lease at a time, in {@code seq} order: the unit is the key. */
         PER_KEY_ACROSS_TOPICS,

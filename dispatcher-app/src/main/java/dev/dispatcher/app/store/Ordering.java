@@ -12,7 +12,7 @@ public enum Ordering {
      * key)}: a key's rows in one topic never wait for its rows in another. The inbox's is a consumer's key.
      */
     PER_KEY,
-    /** The outbox's key alone is the unit: a key's rows in every topic are handed on in seq order, one run at a time. */
+    /** The outbox's key alone is the unit: a key's rows in every topic go in seq order, one run at a time. */
     PER_KEY_ACROSS_TOPICS,
     /** Any row in seq order, keys ignored: the fastest mode. */
     NONE;

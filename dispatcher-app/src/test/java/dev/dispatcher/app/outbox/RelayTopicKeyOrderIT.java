@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -102,9 +103,10 @@ class RelayTopicKeyOrderIT {
 
     /** A started relay claiming with {@code ordering}, a missing-topic timeout far beyond the test. */
     private static Relay relay(RelayFixture fx, Ordering ordering) {
-        RelaySettings settings = new RelaySettings("order-" + ordering.name().toLowerCase(), 50, 4, 64,
-                Duration.ofSeconds(30), Duration.ofMillis(50), ordering, RetryPolicy.of(Duration.ofMillis(100),
-                        Duration.ofSeconds(1), 2.0, Jitter.FULL, 5, new SplittableRandom(49)),
+        String worker = "order-" + ordering.name().toLowerCase(Locale.ROOT);
+        RelaySettings settings = new RelaySettings(worker, 50, 4, 64, Duration.ofSeconds(30), Duration.ofMillis(50),
+                ordering, RetryPolicy.of(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, Jitter.FULL, 5,
+                        new SplittableRandom(49)),
                 Duration.ofSeconds(20), RelaySettings.DEFAULT_CLAIM_LINGER, Duration.ofMinutes(10));
         ConnectionPool pool = fx.pool(settings.loop().workerId());
         Relay relay = new Relay(OutboxStore.r2dbc(pool, ordering), fx.publisher(), settings,

@@ -10,7 +10,10 @@ public enum Ordering {
         this.text = text;
     }
 
-    /** The property value and the RESULT's {@code ordering}: {@code per-key}, {@code per-key-across-topics} or {@code none}. */
+    /**
+     * The property value and the RESULT's {@code ordering}: {@code per-key}, {@code per-key-across-topics} or {@code
+     * none}.
+     */
     public String text() {
         return text;
     }

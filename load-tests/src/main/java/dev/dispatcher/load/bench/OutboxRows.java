@@ -105,9 +105,9 @@ public final class OutboxRows {
 
     /**
      * {@link #insertPoison(String, String)} with the key {@code keys} (a {@link
-     * dev.dispatcher.load.mode.Keys#sqlExpression} of {@code g}) gives the first row of a seed ({@code g = 1}): the drained rows of that key share it (issue 49:
-     * with {@code ordering=per-key} they do not wait behind it, the unit being {@code (topic, key)}; with {@code
-     * per-key-across-topics} they do, until the missing-topic timeout).
+     * dev.dispatcher.load.mode.Keys#sqlExpression} of {@code g}) gives the first row of a seed ({@code g = 1}): the
+     * drained rows of that key share it (issue 49: with {@code ordering=per-key} they do not wait behind it, the unit
+     * being {@code (topic, key)}; with {@code per-key-across-topics} they do, until the missing-topic timeout).
      */
     public String insertPoison(String schema, String missingTopic, String keys) throws SQLException {
         try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""

@@ -27,7 +27,10 @@ import reactor.core.publisher.Mono;
  * <p>Keyed messages first take the key's transaction-scoped writer lock ({@code pg_advisory_xact_lock}), so rows
  * of one key commit in {@code seq} order and the relay sends them in the order they were written; writers of
  * other keys are never blocked. The lock is held until the application's transaction ends: keep transactions
- * that write keyed messages short.
+ * that write keyed messages short. The lock is on the key whatever the topic: the relay's unit of order is {@code
+ * (topic, key)} by default and the key with {@code dispatcher.relay.ordering=per-key-across-topics}, and a key's rows
+ * committing in {@code seq} order across all topics is what the second needs and implies what the first does
+ * (see {@code OutboxSql.LOCK_KEY} and docs/design.md, "Ordering contract").
  *
  * <p>The writer never begins, commits or rolls back: that is the caller's. It does not require a transaction
  * (in auto-commit each write commits on its own), but atomicity with the business change needs one. Tables are

@@ -74,9 +74,22 @@ final class PerKeyClaimSql {
      *     claim's limit) where a run is handed on as one (the relay publishes it pipelined), a parameter of its own
      *     where a run is worked one row at a time (the inbox's handler), so that one claim spans enough keys to keep
      *     the workers busy
+     * @param unitColumn the column that comes before the key in the unit of order, or null when the unit is the key
+     *     alone: the outbox's {@code topic} under {@code ordering=per-key}, where a key's rows are ordered within
+     *     each topic, and the walk, its cursor and each run go by {@code (topic, key)} on the index {@code
+     *     (topic, message_key, seq)}
+     * @param unitCursor the parameter holding the cursor's value of {@code unitColumn} (the walk starts after
+     *     {@code (unitCursor, $4)}), or null without a unit column
      */
     record Shape(LeasedTableSql.Table table, UnaryOperator<String> key, UnaryOperator<String> keyed,
-            UnaryOperator<String> unkeyed, String set, String returning, String budget, String runLimit) {
+            UnaryOperator<String> unkeyed, String set, String returning, String budget, String runLimit,
+            String unitColumn, String unitCursor) {
+
+        /** A shape whose unit of order is the key alone. */
+        Shape(LeasedTableSql.Table table, UnaryOperator<String> key, UnaryOperator<String> keyed,
+                UnaryOperator<String> unkeyed, String set, String returning, String budget, String runLimit) {
+            this(table, key, keyed, unkeyed, set, returning, budget, runLimit, null, null);
+        }
 
         Shape {
             Objects.requireNonNull(table, "table");
@@ -86,6 +99,35 @@ final class PerKeyClaimSql {
             Objects.requireNonNull(set, "set");
             Objects.requireNonNull(returning, "returning");
             Objects.requireNonNull(runLimit, "runLimit");
+            if ((unitColumn == null) != (unitCursor == null)) {
+                throw new IllegalArgumentException("a unit column needs its cursor parameter, and only it");
+            }
+        }
+
+        /** {@code a.<unit column>, } where the unit has a column before the key, else nothing. */
+        String unit(String a) {
+            return unitColumn == null ? "" : a + "." + unitColumn + ", ";
+        }
+
+        /** The walk's cursor as the right side of a comparison with a unit: {@code $4}, or {@code <unitCursor>, $4}. */
+        String cursor() {
+            return unitColumn == null ? "$4" : unitCursor + ", $4";
+        }
+
+        /**
+         * Alias {@code a}'s unit compared with {@code op} to {@code right} (a unit's values, as {@link #cursor}): the
+         * key alone, or a row comparison {@code (a.topic, a.key) op (right)}, which a btree index on {@code (topic,
+         * key, ...)} answers as one range, as it does the key's.
+         */
+        String compare(String a, String op, String right) {
+            return unitColumn == null ? key.apply(a) + " " + op + " " + right
+                    : "(" + unit(a) + key.apply(a) + ") " + op + " (" + right + ")";
+        }
+
+        /** Alias {@code a} in the unit of the open head {@code oh}. */
+        String sameUnit(String a) {
+            return (unitColumn == null ? "" : a + "." + unitColumn + " = oh." + unitColumn + " AND ")
+                    + key.apply(a) + " = oh.message_key";
         }
 
         /** {@code , a.bytes} when the claim has a byte budget, else nothing. */
@@ -130,10 +172,10 @@ final class PerKeyClaimSql {
 
         /**
          * The key index's predicate where a run's rows are read by their key: a plain column's equality implies it (it
-         * is strict), an expression's does not.
+         * is strict), an expression's does not, nor does a unit's (its index's predicate says more than the key).
          */
         String runKeyed(String a) {
-            return plainKey(a) ? "" : " AND " + keyed.apply(a);
+            return plainKey(a) && unitColumn == null ? "" : " AND " + keyed.apply(a);
         }
 
         /** The id of alias {@code a} in a select list, named {@code id}. */
@@ -146,40 +188,40 @@ final class PerKeyClaimSql {
     private static final String TEMPLATE = """
             WITH RECURSIVE
             after_cursor AS (
-                (SELECT {select-key h}, h.seq, h.visible_after, h.lease_until
+                (SELECT {unit h}{select-key h}, h.seq, h.visible_after, h.lease_until
                    FROM {table} h
-                  WHERE h.status IN {live}{scope h} AND {keyed h} AND {key h} > $4
-                  ORDER BY {key h}, h.seq
+                  WHERE h.status IN {live}{scope h} AND {keyed h} AND {after-cursor h}
+                  ORDER BY {unit h}{key h}, h.seq
                   LIMIT 1)
                 UNION ALL
-                SELECT n.message_key, n.seq, n.visible_after, n.lease_until
+                SELECT {unit n}n.message_key, n.seq, n.visible_after, n.lease_until
                   FROM after_cursor k
                  CROSS JOIN LATERAL (
-                       SELECT {select-key h}, h.seq, h.visible_after, h.lease_until
+                       SELECT {unit h}{select-key h}, h.seq, h.visible_after, h.lease_until
                          FROM {table} h
-                        WHERE h.status IN {live}{scope h} AND {keyed h} AND {key h} > k.message_key
-                        ORDER BY {key h}, h.seq
+                        WHERE h.status IN {live}{scope h} AND {keyed h} AND {after-previous h}
+                        ORDER BY {unit h}{key h}, h.seq
                         LIMIT 1) n
             ),
             before_cursor AS (
-                (SELECT {select-key h}, h.seq, h.visible_after, h.lease_until
+                (SELECT {unit h}{select-key h}, h.seq, h.visible_after, h.lease_until
                    FROM {table} h
-                  WHERE h.status IN {live}{scope h} AND {keyed h} AND {key h} <= $4
-                  ORDER BY {key h}, h.seq
+                  WHERE h.status IN {live}{scope h} AND {keyed h} AND {up-to-cursor h}
+                  ORDER BY {unit h}{key h}, h.seq
                   LIMIT 1)
                 UNION ALL
-                SELECT n.message_key, n.seq, n.visible_after, n.lease_until
+                SELECT {unit n}n.message_key, n.seq, n.visible_after, n.lease_until
                   FROM before_cursor k
                  CROSS JOIN LATERAL (
-                       SELECT {select-key h}, h.seq, h.visible_after, h.lease_until
+                       SELECT {unit h}{select-key h}, h.seq, h.visible_after, h.lease_until
                          FROM {table} h
                         WHERE h.status IN {live}{scope h} AND {keyed h}
-                          AND {key h} > k.message_key AND {key h} <= $4
-                        ORDER BY {key h}, h.seq
+                          AND {after-previous h} AND {up-to-cursor h}
+                        ORDER BY {unit h}{key h}, h.seq
                         LIMIT 1) n
             ),
             open_head AS (
-                SELECT w.message_key, w.seq
+                SELECT {unit w}w.message_key, w.seq
                   FROM (SELECT * FROM after_cursor UNION ALL SELECT * FROM before_cursor) w
                  WHERE {claimable w}
                  LIMIT $3
@@ -191,7 +233,7 @@ final class PerKeyClaimSql {
                        SELECT array_agg(r.tid ORDER BY r.seq) AS tids, array_agg(r.seq ORDER BY r.seq) AS seqs
                          FROM (SELECT x.ctid AS tid, x.seq, bool_and({claimable x}) OVER (ORDER BY x.seq) AS contiguous
                                  FROM {table} x
-                                WHERE x.status IN {live}{scope x} AND {key x} = oh.message_key{run-keyed x} AND x.seq >= oh.seq
+                                WHERE x.status IN {live}{scope x} AND {same-unit x}{run-keyed x} AND x.seq >= oh.seq
                                 ORDER BY x.seq
                                 LIMIT {run-limit}) r
                         WHERE r.contiguous) candidate
@@ -245,6 +287,11 @@ final class PerKeyClaimSql {
                 case "bytes" -> shape.bytes(alias);
                 case "payload-bytes" -> shape.payloadBytes(alias);
                 case "run-limit" -> shape.runLimit();
+                case "unit" -> shape.unit(alias);
+                case "after-cursor" -> shape.compare(alias, ">", shape.cursor());
+                case "up-to-cursor" -> shape.compare(alias, "<=", shape.cursor());
+                case "after-previous" -> shape.compare(alias, ">", shape.unit("k") + "k.message_key");
+                case "same-unit" -> shape.sameUnit(alias);
                 case "claimed" -> shape.claimed();
                 default -> Objects.requireNonNull(fixed.get(m.group(1)), m.group());
             };

@@ -130,12 +130,16 @@ class SchemaIT {
 
             String unordered = plan(s, "claim_unordered", "text, bigint, int, bigint", OutboxSql.CLAIM_UNORDERED,
                     "'w1', 30000, 500, 67108864");
-            String perKey = plan(s, "claim_per_key", "text, bigint, int, text, bigint", OutboxSql.CLAIM_PER_KEY,
-                    "'w1', 30000, 500, '', 67108864");
+            String perKey = plan(s, "claim_per_key", "text, bigint, int, text, bigint, text",
+                    OutboxSql.CLAIM_PER_KEY, "'w1', 30000, 500, '', 67108864, ''");
+            String acrossTopics = plan(s, "claim_per_key_across_topics", "text, bigint, int, text, bigint",
+                    OutboxSql.CLAIM_PER_KEY_ACROSS_TOPICS, "'w1', 30000, 500, '', 67108864");
 
             assertThat(unordered).doesNotContain("Seq Scan").contains("outbox_message_live_seq_idx");
-            assertThat(perKey).doesNotContain("Seq Scan").contains("outbox_message_live_key_idx")
-                    .doesNotContain("outbox_message_live_seq_idx");
+            assertThat(perKey).doesNotContain("Seq Scan").contains("outbox_message_live_topic_key_idx")
+                    .doesNotContain("outbox_message_live_seq_idx").doesNotContain("outbox_message_live_key_idx");
+            assertThat(acrossTopics).doesNotContain("Seq Scan").contains("outbox_message_live_key_idx")
+                    .doesNotContain("outbox_message_live_seq_idx").doesNotContain("outbox_message_live_topic_key_idx");
         }
     }
 
@@ -161,11 +165,16 @@ class SchemaIT {
                       FROM generate_series(1, 5000) g
                     """);
 
-            String perKey = plan(s, "claim_per_key_drained", "text, bigint, int, text, bigint", OutboxSql.CLAIM_PER_KEY,
-                    "'w1', 30000, 500, '', 67108864");
+            String perKey = plan(s, "claim_per_key_drained", "text, bigint, int, text, bigint, text",
+                    OutboxSql.CLAIM_PER_KEY, "'w1', 30000, 500, '', 67108864, ''");
+            String acrossTopics = plan(s, "claim_across_drained", "text, bigint, int, text, bigint",
+                    OutboxSql.CLAIM_PER_KEY_ACROSS_TOPICS, "'w1', 30000, 500, '', 67108864");
             String bound = plan(s, "backlog_bound_drained", "int", OutboxSql.BACKLOG_BOUND + " LIMIT $1", "1");
 
-            assertThat(perKey).contains("outbox_message_live_key_idx").doesNotContain("outbox_message_live_seq_idx");
+            assertThat(perKey).contains("outbox_message_live_topic_key_idx")
+                    .doesNotContain("outbox_message_live_seq_idx").doesNotContain("outbox_message_live_key_idx");
+            assertThat(acrossTopics).contains("outbox_message_live_key_idx")
+                    .doesNotContain("outbox_message_live_seq_idx").doesNotContain("outbox_message_live_topic_key_idx");
             assertThat(bound).contains("outbox_message_live_seq_idx");
         }
     }
@@ -297,10 +306,10 @@ class SchemaIT {
                     """);
             // Key b's third row is not visible yet: its run stops before it.
             s.execute("UPDATE outbox_message SET visible_after = now() + interval '1 hour' WHERE seq = 9");
-            s.execute("PREPARE claim(text, bigint, int, text, bigint) AS " + OutboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE claim(text, bigint, int, text, bigint, text) AS " + OutboxSql.CLAIM_PER_KEY);
 
-            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '', 67108864)"));
-            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '', 67108864)"));
+            List<Long> first = seqs(s.executeQuery("EXECUTE claim('w1', 60000, 100, '', 67108864, '')"));
+            List<Long> second = seqs(s.executeQuery("EXECUTE claim('w2', 60000, 100, '', 67108864, '')"));
 
             assertThat(first).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
             assertThat(second).as("both keys are held by w1's leases").isEmpty();
@@ -323,13 +332,13 @@ class SchemaIT {
                                                source_offset, message_key, payload)
                     VALUES ('c', 'm', 't', 0, 0, NULL, '\\x00'), ('c', 'm2', 't', 0, 1, 'k', '\\x00')
                     """);
-            s.execute("PREPARE per_key(text, bigint, int, text, bigint) AS " + OutboxSql.CLAIM_PER_KEY);
+            s.execute("PREPARE per_key(text, bigint, int, text, bigint, text) AS " + OutboxSql.CLAIM_PER_KEY);
             s.execute("PREPARE unordered(text, bigint, int, bigint) AS " + OutboxSql.CLAIM_UNORDERED);
             s.execute("PREPARE inbox(text, text, bigint, int) AS " + InboxSql.CLAIM);
             s.execute("PREPARE inbox_per_key(text, bigint, int, bytea, text, int) AS " + InboxSql.CLAIM_PER_KEY);
             s.execute("SET synchronous_commit = on"); // the test server's default is off
             c.setAutoCommit(false);
-            for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '', 1024)",
+            for (String claim : List.of("EXECUTE per_key('w', 60000, 1, '', 1024, '')",
                     "EXECUTE unordered('w', 60000, 1, 1024)", "EXECUTE inbox('c', 'w', 60000, 1)",
                     "EXECUTE inbox_per_key('w2', 60000, 1, '\\x'::bytea, 'c', 1)")) {
                 assertThat(seqs(s.executeQuery(claim))).as(claim).hasSize(1);

@@ -7,7 +7,6 @@ import static dev.dispatcher.app.config.PropertyRules.requireBetween;
 
 import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.source.Sources;
-import dev.dispatcher.app.store.Ordering;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -93,7 +92,8 @@ public record InboxProperties(List<Consumer> consumers) {
     public record Consumer(String name, List<String> topics, String groupId, String handler, @Nullable Webhook webhook,
             int batchSize, int concurrency, int maxInFlightBatches, Duration leaseDuration, Duration handlerTimeout,
             long maxBacklog, Duration pollInterval, Duration claimLinger,
-            @NestedConfigurationProperty RetryProperties.Overrides retry, DataSize maxPayloadSize, Ordering ordering,
+            @NestedConfigurationProperty RetryProperties.Overrides retry, DataSize maxPayloadSize,
+            ConsumerOrdering ordering,
             String deadLetterTopic, String source) {
 
         /** The built-in handler that POSTs each record to {@link Webhook#url()}. */
@@ -116,7 +116,7 @@ public record InboxProperties(List<Consumer> consumers) {
         /** A value is stored in one {@code bytea} and sent base64 in the batch insert. */
         public static final DataSize MAX_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(256);
         /** As before the option existed: a consumer's messages in any order, concurrently. */
-        public static final Ordering DEFAULT_ORDERING = Ordering.NONE;
+        public static final ConsumerOrdering DEFAULT_ORDERING = ConsumerOrdering.NONE;
         /** The database of {@code spring.r2dbc.*}. */
         public static final String DEFAULT_SOURCE = Sources.DEFAULT;
 
@@ -138,7 +138,8 @@ public record InboxProperties(List<Consumer> consumers) {
                 @Nullable Integer concurrency, @Nullable Integer maxInFlightBatches, @Nullable Duration leaseDuration,
                 @Nullable Duration handlerTimeout, @Nullable Long maxBacklog, @Nullable Duration pollInterval,
                 @Nullable Duration claimLinger, RetryProperties.@Nullable Overrides retry,
-                @Nullable DataSize maxPayloadSize, @Nullable Ordering ordering, @Nullable String deadLetterTopic,
+                @Nullable DataSize maxPayloadSize, @Nullable ConsumerOrdering ordering,
+                @Nullable String deadLetterTopic,
                 @Nullable String source) {
             this(name, topics, groupId, handler, webhook,
                     orDefault(batchSize, DEFAULT_BATCH_SIZE).intValue(),
@@ -238,6 +239,22 @@ public record InboxProperties(List<Consumer> consumers) {
                 throw invalid(path + ".url", "must be an absolute http or https URL", quoted(url.toString()));
             }
             requireBetween(path + ".timeout", timeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+        }
+    }
+
+    /**
+     * An inbox consumer's ordering, bound from {@code per-key} and {@code none}: a consumer's key is one unit across
+     * the topics it reads, so the relay's {@code per-key-across-topics} has no meaning here.
+     */
+    public enum ConsumerOrdering {
+        /** A key's messages are handled one at a time, in the inbox's arrival order. */
+        PER_KEY,
+        /** In any order, concurrently. */
+        NONE;
+
+        /** As the leased queue knows it. */
+        public dev.dispatcher.app.store.Ordering store() {
+            return this == PER_KEY ? dev.dispatcher.app.store.Ordering.PER_KEY : dev.dispatcher.app.store.Ordering.NONE;
         }
     }
 }

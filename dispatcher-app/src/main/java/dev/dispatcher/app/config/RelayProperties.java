@@ -26,8 +26,11 @@ import org.springframework.util.unit.DataSize;
  *     third of it
  * @param pollInterval the fallback wake-up when no notification arrives, the breaker's probe interval, and, per key,
  *     the longest wait between empty claims behind keys held by batches in flight (10ms..10min)
- * @param ordering whether messages of one key are sent in order ({@code per-key}: one lease at a time per key, in
- *     {@code seq} order) or not ({@code none})
+ * @param ordering whether messages of one key are sent in order: {@code per-key} (the default) orders a key's
+ *     messages within each topic, the unit of order is {@code (topic, key)} (one lease at a time per key and topic, in
+ *     {@code seq} order; a key's failing head in one topic never holds its messages in another); {@code
+ *     per-key-across-topics} orders a key's messages across every topic (one lease at a time per key); {@code none}
+ *     orders nothing
  * @param claimLinger least time between two claims unless the earlier came back full (0s..1s): under a trickle of
  *     inserts, rows arriving within it share one claim instead of one claim each; under a stream faster than 500 rows
  *     a second the claim loop stretches it with the rate, up to 4 times ({@code ClaimPacing.stretchedLinger})
@@ -189,10 +192,16 @@ public record RelayProperties(
         }
     }
 
-    /** Whether the relay keeps the order of one key's messages; bound from {@code per-key} and {@code none}. */
+    /**
+     * Whether the relay keeps the order of one key's messages; bound from {@code per-key}, {@code
+     * per-key-across-topics} and {@code none} (any other value fails start-up naming {@code
+     * dispatcher.relay.ordering}).
+     */
     public enum Ordering {
-        /** A key's messages are sent one lease at a time, in {@code seq} order. */
+        /** A key's messages in one topic are sent one lease at a time, in {@code seq} order: the unit (topic, key). */
         PER_KEY,
+        /** A key's messages in every topic are sent one lease at a time, in {@code seq} order: the unit is the key. */
+        PER_KEY_ACROSS_TOPICS,
         /** No ordering: maximum parallelism. */
         NONE
     }

@@ -109,7 +109,7 @@ public class InboxConfiguration {
         return new InboxSettings(c.name(), properties.workerId(), c.batchSize(), c.concurrency(),
                 c.maxInFlightBatches(), c.leaseDuration(), c.pollInterval(), c.claimLinger(),
                 properties.consumerRetryPolicy(index), c.maxBacklog(), c.handlerTimeout(), DRAIN_TIMEOUT,
-                c.maxPayloadSize().toBytes(), c.ordering(), c.deadLetters());
+                c.maxPayloadSize().toBytes(), c.ordering().store(), c.deadLetters());
     }
 
     /** Handler beans by name; names are unique and {@code webhook} is reserved for the built-in handler. */

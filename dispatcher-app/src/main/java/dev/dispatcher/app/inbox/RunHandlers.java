@@ -77,7 +77,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
             case NONE -> Flux.fromIterable(batch.messages())
                     .flatMap(m -> limiter.run(Mono.defer(() -> attempt(m, batch))), Integer.MAX_VALUE)
                     .collectList();
-            case PER_KEY -> Flux.fromIterable(runs(batch.messages()))
+            case PER_KEY, PER_KEY_ACROSS_TOPICS -> Flux.fromIterable(runs(batch.messages()))
                     .flatMap(run -> limiter.run(inOrder(run, batch)), Integer.MAX_VALUE)
                     .flatMapIterable(attempts -> attempts)
                     .collectList();
@@ -86,7 +86,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
 
     @Override
     public boolean holdsBackWork() {
-        return settings.ordering() == Ordering.PER_KEY;
+        return settings.ordering().perKey();
     }
 
     /**
@@ -95,7 +95,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
      */
     @Override
     public boolean mayHaveLeftRowsOfItsKeys(List<ClaimedInboxMessage> batch) {
-        if (settings.ordering() != Ordering.PER_KEY) {
+        if (!settings.ordering().perKey()) {
             return false;
         }
         int keyRun = settings.keyRun();

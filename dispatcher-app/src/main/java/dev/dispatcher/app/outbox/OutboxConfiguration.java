@@ -121,6 +121,7 @@ public class OutboxConfiguration {
     private static Ordering ordering(RelayProperties relay) {
         return switch (relay.ordering()) {
             case PER_KEY -> Ordering.PER_KEY;
+            case PER_KEY_ACROSS_TOPICS -> Ordering.PER_KEY_ACROSS_TOPICS;
             case NONE -> Ordering.NONE;
         };
     }

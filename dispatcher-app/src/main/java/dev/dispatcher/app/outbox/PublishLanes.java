@@ -34,7 +34,8 @@ import reactor.core.publisher.Mono;
 /**
  * The relay's strategy for the claim loop: publish a batch's lanes.
  *
- * <p>A batch is split into lanes: each key's run in seq order (ordered), and the rows without a key, or every row
+ * <p>A batch is split into lanes: each unit's run in seq order (ordered; the unit is {@code (topic, key)}, or the key
+ * with {@code ordering=per-key-across-topics}), and the rows without a key, or every row
  * with {@code ordering=none}, in one unordered lane. Lanes are published {@code publishConcurrency} at a time, each
  * such group in one hand-off ({@link RecordPublisher#publishAll}: one task on the send thread and one continuation
  * per group, not per lane), the next group once the previous one was acknowledged. In an ordered lane, hand-off
@@ -134,24 +135,33 @@ final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
 
     @Override
     public boolean holdsBackWork() {
-        return settings.ordering() == Ordering.PER_KEY;
+        return settings.ordering().perKey();
     }
 
-    /** A key's run (ordered) or a group of rows that need no order. */
+    /**
+     * A unit of order: {@code (topic, key)} under {@code ordering=per-key}, the key alone (topic null) under {@code
+     * per-key-across-topics}; the claim hands on one run per unit, and a lane is one unit's run.
+     */
+    private record Unit(@Nullable String topic, String key) {
+    }
+
+    /** A unit's run (ordered) or a group of rows that need no order. */
     record Lane(List<ClaimedOutboxMessage> messages, boolean ordered) {
     }
 
     List<Lane> lanes(List<ClaimedOutboxMessage> batch) {
         return switch (settings.ordering()) {
             case NONE -> List.of(new Lane(batch, false));
-            case PER_KEY -> {
-                Map<String, List<ClaimedOutboxMessage>> runs = new LinkedHashMap<>();
+            case PER_KEY, PER_KEY_ACROSS_TOPICS -> {
+                boolean byTopic = settings.ordering() == Ordering.PER_KEY;
+                Map<Unit, List<ClaimedOutboxMessage>> runs = new LinkedHashMap<>();
                 List<ClaimedOutboxMessage> unkeyed = new ArrayList<>();
                 for (ClaimedOutboxMessage m : batch) {
                     if (m.key() == null) {
                         unkeyed.add(m);
                     } else {
-                        runs.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
+                        runs.computeIfAbsent(new Unit(byTopic ? m.topic() : null, m.key()), u -> new ArrayList<>())
+                                .add(m);
                     }
                 }
                 List<Lane> lanes = new ArrayList<>(runs.size() + 1);

@@ -82,7 +82,7 @@ final class R2dbcInboxStore implements InboxStore {
                             .bind("$1", consumer).bind("$2", ids).bind("$3", topics).bind("$4", partitions)
                             .bind("$5", offsets).bind("$6", keys).bind("$7", types).bind("$8", headers)
                             .bind("$9", payloads).bind("$10", keyBytes).bind("$11", reasons)
-                            .bind("$12", ordering == Ordering.PER_KEY)
+                            .bind("$12", ordering.perKey())
                             .execute())
                     .flatMap(r -> r.map(row -> MessageId.of(row.get("message_id", String.class)))))
                     .collect(HashSet<MessageId>::new, Set::add)
@@ -159,7 +159,7 @@ final class R2dbcInboxStore implements InboxStore {
                         .collectSortedList(BY_SEQ);
                 // the outbox's per-key walk: one descent of the key index per key, with its cached generic plan in
                 // autocommit (GenericPlanIT, SchemaIT check it on skewed and drained statistics)
-                case PER_KEY -> Mono.defer(() -> {
+                case PER_KEY, PER_KEY_ACROSS_TOPICS -> Mono.defer(() -> {
                     byte[] cursor = keyCursor.get();
                     return Connections.autoCommit(connections, c -> Flux.from(c
                                     .createStatement(InboxSql.CLAIM_PER_KEY)

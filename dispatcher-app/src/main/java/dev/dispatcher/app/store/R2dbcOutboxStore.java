@@ -31,7 +31,7 @@ final class R2dbcOutboxStore implements OutboxStore {
     private final ConnectionFactory connections;
     private final Ordering ordering;
     /** Where the next per-key walk starts; written after each claim, read by the next. Owner: this store. */
-    private final AtomicReference<String> keyCursor = new AtomicReference<>("");
+    private final AtomicReference<Cursor> keyCursor = new AtomicReference<>(Cursor.START);
     private static final Comparator<ClaimedOutboxMessage> BY_SEQ = Comparator.comparingLong(m -> m.leased().seq());
 
     R2dbcOutboxStore(ConnectionFactory connections, Ordering ordering) {
@@ -57,11 +57,13 @@ final class R2dbcOutboxStore implements OutboxStore {
     public Mono<List<ClaimedOutboxMessage>> claimBatch(String owner, int limit, long maxBytes, Duration lease,
             Ordering ordering) {
         return Mono.defer(() -> {
-            String cursor = keyCursor.get();
+            Cursor cursor = keyCursor.get();
             Function<Connection, Flux<ClaimedOutboxMessage>> claim = c -> {
                 Statement s = switch (ordering) {
-                    case PER_KEY -> c.createStatement(OutboxSql.CLAIM_PER_KEY).bind("$4", cursor)
-                            .bind("$5", maxBytes);
+                    case PER_KEY -> c.createStatement(OutboxSql.CLAIM_PER_KEY).bind("$4", cursor.key())
+                            .bind("$5", maxBytes).bind("$6", cursor.topic());
+                    case PER_KEY_ACROSS_TOPICS -> c.createStatement(OutboxSql.CLAIM_PER_KEY_ACROSS_TOPICS)
+                            .bind("$4", cursor.key()).bind("$5", maxBytes);
                     case NONE -> c.createStatement(OutboxSql.CLAIM_UNORDERED).bind("$4", maxBytes);
                 };
                 s.bind("$1", owner).bind("$2", lease.toMillis()).bind("$3", limit);
@@ -77,30 +79,50 @@ final class R2dbcOutboxStore implements OutboxStore {
             // CTE's ORDER BY (OutboxQueueContractIT once saw a 4-row claim come back as rows 3, 4, 1, 2)
             return rows.collectSortedList(BY_SEQ)
                     .doOnNext(batch -> {
-                        if (ordering == Ordering.PER_KEY) {
-                            keyCursor.set(nextCursor(cursor, batch));
+                        if (ordering.perKey()) {
+                            keyCursor.set(nextCursor(cursor, batch, ordering == Ordering.PER_KEY));
                         }
                     });
         });
     }
 
-    /** The greatest key claimed after the cursor, else the greatest claimed (the walk wrapped), else the start. */
-    static String nextCursor(String cursor, List<ClaimedOutboxMessage> batch) {
-        String after = null;
-        String any = null;
+    /**
+     * Where a per-key walk starts: after {@code (topic, key)} under {@link Ordering#PER_KEY}, after {@code key}
+     * (topic empty) under {@link Ordering#PER_KEY_ACROSS_TOPICS}. Only the walk's fairness depends on it (every unit
+     * with backlog is reached, the walk wraps around), never which rows may be claimed.
+     */
+    record Cursor(String topic, String key) implements Comparable<Cursor> {
+
+        static final Cursor START = new Cursor("", "");
+
+        @Override
+        public int compareTo(Cursor other) {
+            int byTopic = topic.compareTo(other.topic);
+            return byTopic != 0 ? byTopic : key.compareTo(other.key);
+        }
+    }
+
+    /**
+     * The greatest unit claimed after the cursor, else the greatest claimed (the walk wrapped), else the start; a unit
+     * is {@code (topic, key)} when {@code byTopic}, else the key.
+     */
+    static Cursor nextCursor(Cursor cursor, List<ClaimedOutboxMessage> batch, boolean byTopic) {
+        Cursor after = null;
+        Cursor any = null;
         for (ClaimedOutboxMessage m : batch) {
             String key = m.key();
             if (key == null) {
                 continue;
             }
-            if (key.compareTo(cursor) > 0 && (after == null || key.compareTo(after) > 0)) {
-                after = key;
+            Cursor unit = new Cursor(byTopic ? m.topic() : "", key);
+            if (unit.compareTo(cursor) > 0 && (after == null || unit.compareTo(after) > 0)) {
+                after = unit;
             }
-            if (any == null || key.compareTo(any) > 0) {
-                any = key;
+            if (any == null || unit.compareTo(any) > 0) {
+                any = unit;
             }
         }
-        return after != null ? after : any != null && any.compareTo(cursor) < 0 ? any : "";
+        return after != null ? after : any != null && any.compareTo(cursor) < 0 ? any : Cursor.START;
     }
 
     /**

@@ -366,7 +366,7 @@ class DispatcherPropertiesTest {
                 "dispatcher.inbox.consumers[0].name", "billing",
                 "dispatcher.inbox.consumers[0].topics", "orders",
                 "dispatcher.inbox.consumers[0].handler", "local")).inbox().consumers().getFirst();
-        assertThat(defaults.ordering()).isEqualTo(dev.dispatcher.app.store.Ordering.NONE);
+        assertThat(defaults.ordering()).isEqualTo(InboxProperties.ConsumerOrdering.NONE);
         assertThat(defaults.deadLetterTopic()).isEmpty();
         assertThat(defaults.deadLetters()).isNull();
 
@@ -376,7 +376,7 @@ class DispatcherPropertiesTest {
                 "dispatcher.inbox.consumers[0].handler", "local",
                 "dispatcher.inbox.consumers[0].ordering", "per-key",
                 "dispatcher.inbox.consumers[0].dead-letter-topic", "{topic}.DLT")).inbox().consumers().getFirst();
-        assertThat(set.ordering()).isEqualTo(dev.dispatcher.app.store.Ordering.PER_KEY);
+        assertThat(set.ordering()).isEqualTo(InboxProperties.ConsumerOrdering.PER_KEY);
         assertThat(set.deadLetters().resolve("refunds")).isEqualTo("refunds.DLT");
 
         for (String[] bad : new String[][] {
@@ -403,6 +403,21 @@ class DispatcherPropertiesTest {
                         "dispatcher.inbox.consumers[0].handler", "local",
                         "dispatcher.inbox.consumers[0].ordering", "by-key")))
                 .withMessageContaining("by-key");
+    }
+
+    /** The relay's three orderings bind; the across-topics option is the relay's alone, never an inbox consumer's. */
+    @Test
+    void relayOrderingBindsPerKeyAcrossTopicsWhichAnInboxConsumerRefuses() {
+        assertThat(bind(properties()).relay().ordering()).isEqualTo(Ordering.PER_KEY);
+        assertThat(bind(properties("dispatcher.relay.ordering", "per-key-across-topics")).relay().ordering())
+                .isEqualTo(Ordering.PER_KEY_ACROSS_TOPICS);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> bindUnwrapped(properties(
+                        "dispatcher.inbox.consumers[0].name", "billing",
+                        "dispatcher.inbox.consumers[0].topics", "orders",
+                        "dispatcher.inbox.consumers[0].handler", "local",
+                        "dispatcher.inbox.consumers[0].ordering", "per-key-across-topics")))
+                .withMessageContaining("per-key-across-topics");
     }
 
     @Test

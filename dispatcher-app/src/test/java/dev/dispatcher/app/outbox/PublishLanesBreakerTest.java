@@ -251,7 +251,8 @@ class PublishLanesBreakerTest {
     @Test
     void inAnOrderedLaneTheRowsAfterAHeldBackRowAreNeitherHandedOffNorAttempted() {
         ScriptedPublisher publisher = new ScriptedPublisher(lanes -> Mono.just(sentAll(lanes)));
-        PublishLanes lanes = lanes(publisher, RelayBreaker.create("lanes-mixed"), 64);
+        // across topics, one key's rows in two topics are one lane
+        PublishLanes lanes = lanes(publisher, RelayBreaker.create("lanes-mixed"), 64, Ordering.PER_KEY_ACROSS_TOPICS);
         topicBreakers.circuitBreaker("topic:gone").transitionToOpenState();
         List<ClaimedOutboxMessage> run = new ArrayList<>(rows("orders", "k"));
         run.addAll(rows("gone", "k"));
@@ -264,6 +265,28 @@ class PublishLanesBreakerTest {
         assertThat(results.get(0)).isEqualTo(DispatchResult.PUBLISHED);
         assertThat(results.get(1)).isInstanceOf(DispatchResult.Deferred.class);
         assertThat(results.get(2)).isInstanceOf(DispatchResult.NotAttempted.class);
+    }
+
+    @Test
+    void perKeyLanesAreOneTopicAndKeyEachSoAKeysHeldBackRowInOneTopicHoldsNothingInAnother() {
+        ScriptedPublisher publisher = new ScriptedPublisher(lanes -> Mono.just(sentAll(lanes)));
+        PublishLanes lanes = lanes(publisher, RelayBreaker.create("lanes-per-key"), 64);
+        topicBreakers.circuitBreaker("topic:gone").transitionToOpenState();
+        List<ClaimedOutboxMessage> run = new ArrayList<>(rows("orders", "k"));
+        run.addAll(rows("gone", "k"));
+        run.addAll(rows("orders", "k"));
+
+        List<Attempt<ClaimedOutboxMessage>> attempts = lanes.work(batch(run)).block(Duration.ofSeconds(5));
+        java.util.Map<ClaimedOutboxMessage, DispatchResult> results = new java.util.IdentityHashMap<>();
+        attempts.forEach(a -> results.put(a.message(), ((Attempt.Dispatched<ClaimedOutboxMessage>) a).result()));
+
+        assertThat(publisher.handOffs.getFirst()).as("the key's run in the healthy topic, handed off whole")
+                .singleElement().satisfies(lane -> assertThat(lane.records()).hasSize(2));
+        assertThat(results).hasSize(3);
+        assertThat(results.get(run.get(0))).isEqualTo(DispatchResult.PUBLISHED);
+        assertThat(results.get(run.get(1))).isInstanceOf(DispatchResult.Deferred.class);
+        assertThat(results.get(run.get(2))).as("not held behind the key's row in the other topic")
+                .isEqualTo(DispatchResult.PUBLISHED);
     }
 
     @Test
@@ -308,7 +331,12 @@ class PublishLanesBreakerTest {
     }
 
     private PublishLanes lanes(RecordPublisher publisher, CircuitBreaker breaker, int publishConcurrency) {
-        RelaySettings base = RelayFixture.settings("lanes", Ordering.PER_KEY);
+        return lanes(publisher, breaker, publishConcurrency, Ordering.PER_KEY);
+    }
+
+    private PublishLanes lanes(RecordPublisher publisher, CircuitBreaker breaker, int publishConcurrency,
+            Ordering ordering) {
+        RelaySettings base = RelayFixture.settings("lanes", ordering);
         RelaySettings settings = new RelaySettings(base.loop(), publishConcurrency, base.ordering(),
                 MISSING_TOPIC_TIMEOUT, base.format(), base.deadLetterTopic());
         return new PublishLanes(publisher, breaker, topicBreakers, settings, metrics, clock);

@@ -100,9 +100,20 @@ public final class OutboxRows {
      * it), for {@code missingTopic}, which nobody creates; returns its id.
      */
     public String insertPoison(String schema, String missingTopic) throws SQLException {
+        return insertPoison(schema, missingTopic, "'poison'");
+    }
+
+    /**
+     * {@link #insertPoison(String, String)} with the key {@code keys} (a {@link
+     * dev.dispatcher.load.mode.Keys#sqlExpression} of {@code g}) gives the first row of a seed ({@code g = 1}): the
+     * drained rows of that key share it (issue 49: with {@code ordering=per-key} they do not wait behind it, the unit
+     * being {@code (topic, key)}; with {@code per-key-across-topics} they do, until the missing-topic timeout).
+     */
+    public String insertPoison(String schema, String missingTopic, String keys) throws SQLException {
         try (Connection c = env.jdbc(schema); PreparedStatement s = c.prepareStatement("""
                 INSERT INTO outbox_message (topic, message_key, event_type, payload)
-                VALUES (?, 'poison', 'BenchEvent', convert_to('{}', 'UTF8')) RETURNING id::text""")) {
+                SELECT ?, %s, 'BenchEvent', convert_to('{}', 'UTF8') FROM generate_series(1, 1) g
+                RETURNING id::text""".formatted(keys))) {
             s.setString(1, missingTopic);
             try (ResultSet r = s.executeQuery()) {
                 r.next();

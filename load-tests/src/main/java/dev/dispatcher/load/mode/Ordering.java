@@ -2,7 +2,7 @@ package dev.dispatcher.load.mode;
 
 /** {@code --ordering}: whether a key's messages go in order ({@code dispatcher.relay.ordering} and the inbox's). */
 public enum Ordering {
-    PER_KEY("per-key"), NONE("none");
+    PER_KEY("per-key"), PER_KEY_ACROSS_TOPICS("per-key-across-topics"), NONE("none");
 
     private final String text;
 
@@ -10,7 +10,10 @@ public enum Ordering {
         this.text = text;
     }
 
-    /** The property value and the RESULT's {@code ordering}: {@code per-key} or {@code none}. */
+    /**
+     * The property value and the RESULT's {@code ordering}: {@code per-key}, {@code per-key-across-topics} or {@code
+     * none}.
+     */
     public String text() {
         return text;
     }
@@ -27,6 +30,7 @@ public enum Ordering {
                 return ordering;
             }
         }
-        throw new IllegalArgumentException("--ordering must be per-key or none, but was '" + value + "'");
+        throw new IllegalArgumentException("--ordering must be per-key, per-key-across-topics or none, but was '"
+                + value + "'");
     }
 }

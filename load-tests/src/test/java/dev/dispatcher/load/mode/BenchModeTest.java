@@ -184,7 +184,7 @@ class BenchModeTest {
         assertThatThrownBy(() -> BenchMode.parse("drain", "--keys", "many"))
                 .hasMessage("--keys must be a number of keys, hot or none, but was 'many'");
         assertThatThrownBy(() -> BenchMode.parse("drain", "--ordering", "perkey"))
-                .hasMessage("--ordering must be per-key or none, but was 'perkey'");
+                .hasMessage("--ordering must be per-key, per-key-across-topics or none, but was 'perkey'");
         assertThatThrownBy(() -> BenchMode.parse("latency", "--duration-s", "0"))
                 .hasMessage("--duration-s must be a whole number between 1 and 86400 s, but was '0'");
         assertThatThrownBy(() -> BenchMode.parse("inbox", "--handler", "kafka"))

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.config;
 
-import io.r2dbc.spi.Connection;
+import dev.dispatcher.app.store.SessionSettings;
+import dev.dispatcher.app.store.SessionSettings.Session;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.Arrays;
@@ -10,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.convert.DurationStyle;
-import reactor.core.publisher.Mono;
 
 /**
  * At start, behind a transaction pooler ({@code dispatcher.database.pooler=transaction}): reads, through the pooler,
@@ -20,22 +20,14 @@ import reactor.core.publisher.Mono;
  * 1.21+ with {@code max_prepared_statements}), a missing {@code plan_cache_mode=force_generic_plan} is a warning: the
  * service works, with PostgreSQL's own choice of when to plan. docs/poolers.md says what each pooler needs.
  *
- * <p>Runs once on the thread that creates the bean (start-up, never an event loop); a database that cannot be reached
+ * <p>Runs once on the thread that creates the bean and waits there for the answer, bounded by 30 s: start-up, never an
+ * event loop (as Flyway's migrations before it); a database that cannot be reached
  * then is logged and left to readiness, as a direct connection is.
  */
 final class PoolerSessionCheck {
 
     private static final Logger log = LoggerFactory.getLogger(PoolerSessionCheck.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-
-    static final String SETTINGS = "SELECT current_setting('search_path'), current_setting('plan_cache_mode'),"
-            + " current_user, current_database(), current_setting('statement_timeout'),"
-            + " current_setting('lock_timeout')";
-
-    /** What a session through the pooler starts with. */
-    record Session(String searchPath, String planCacheMode, String user, String database,
-            Map<String, String> timeouts) {
-    }
 
     private PoolerSessionCheck() {
     }
@@ -45,14 +37,7 @@ final class PoolerSessionCheck {
             @Nullable String listenUrl, Duration pollInterval, Map<String, String> configuredTimeouts) {
         Session session;
         try {
-            session = Mono.usingWhen(connections.create(),
-                    c -> Mono.from(c.createStatement(SETTINGS).execute())
-                            .flatMap(result -> Mono.from(result.map((row, meta) -> new Session(
-                                    row.get(0, String.class), row.get(1, String.class), row.get(2, String.class),
-                                    row.get(3, String.class), Map.of(
-                                            "statement_timeout", String.valueOf(row.get(4, String.class)),
-                                            "lock_timeout", String.valueOf(row.get(5, String.class))))))),
-                    Connection::close)
+            session = SessionSettings.read(connections)
                     .block(TIMEOUT);
         } catch (RuntimeException e) {
             log.warn("dispatcher.database.pooler=transaction: could not read the session settings through the pooler"

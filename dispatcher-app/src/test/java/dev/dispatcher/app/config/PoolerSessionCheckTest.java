@@ -3,6 +3,7 @@ package dev.dispatcher.app.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dispatcher.app.store.SessionSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -10,8 +11,8 @@ import org.junit.jupiter.api.Test;
 /** What the start-up check behind a transaction pooler accepts, and what {@code dispatcher.database.*} refuses. */
 class PoolerSessionCheckTest {
 
-    private static PoolerSessionCheck.Session session(String searchPath, String user) {
-        return new PoolerSessionCheck.Session(searchPath, "auto", user, "shop", Map.of());
+    private static SessionSettings.Session session(String searchPath, String user) {
+        return new SessionSettings.Session(searchPath, "auto", user, "shop", Map.of());
     }
 
     @Test

@@ -36,12 +36,15 @@ class ApiConfiguration {
      * connection): a client that stops sending a body, or sends it too slowly, has its connection closed, and what it
      * sent is released, instead of holding memory for ever. An ingest body is answered {@code 408} at {@code
      * body-timeout} itself ({@code Ingest}); the grace lets that answer go out before Netty closes the connection.
+     * A request head must arrive within {@link RequestHeadDeadline#TIMEOUT}.
      */
     @Bean
     NettyServerCustomizer requestBodyTimeouts(DispatcherProperties properties) {
         IngestProperties ingest = properties.ingest();
         return server -> server.readTimeout(ingest.readTimeout())
-                .requestTimeout(ingest.bodyTimeout().plus(REQUEST_TIMEOUT_GRACE));
+                .requestTimeout(ingest.bodyTimeout().plus(REQUEST_TIMEOUT_GRACE))
+                .doOnChannelInit((observer, channel, remote) ->
+                        RequestHeadDeadline.install(channel.pipeline(), RequestHeadDeadline.TIMEOUT));
     }
 
     @Bean

@@ -31,11 +31,11 @@ import org.springframework.util.unit.DataSize;
  *     dispatch, Spring Security's filter chain and Spring's HTTP observation (same checks, same answer and the same
  *     {@code http.server.requests} timer; see docs/http-api.md, "The single-message fast path"); every other request
  *     goes the framework's way
- * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (bodies as their bytes arrive,
- *     messages waiting for their lane or in a statement); a request whose declared length would pass it answers 503
- *     with {@code Retry-After} before its body is read, one whose bytes pass it as they arrive answers 503 then. A
- *     slow body holds what it sent, not what it declared. At least the largest request body (8 x {@code
- *     max-payload-size} + 64 KiB)
+ * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (a body's first 64 KiB from its
+ *     admission, the rest as it arrives, messages waiting for their lane or in a statement); a request whose declared
+ *     length would pass it answers 503 with {@code Retry-After} before its body is read, one whose bytes pass it as
+ *     they arrive answers 503 then. A slow body holds at most 64 KiB more than it sent, not what it declared. At
+ *     least the largest request body (8 x {@code max-payload-size} + 64 KiB)
  * @param maxConcurrentRequests the most ingest requests answered at once (1..100000); past it a request answers
  *     503 with {@code Retry-After} before its body is read
  * @param readTimeout the longest pause between two reads of a request's body (Netty's read timeout, for every

@@ -17,7 +17,9 @@ import reactor.core.publisher.Mono;
  * declared: eight bodies declaring 8 MiB and trickling a byte at a time leave the budget to everyone else (and end
  * at {@code dispatcher.ingest.body-timeout}).
  *
- * <p>A body's bytes are {@linkplain Reservation#grow(long) added to its reservation} as they are read. Its messages
+ * <p>A request reserves its declared length up to {@link #UPFRONT_BYTES} at admission (its body limit when it
+ * declares none); the rest of its body's bytes are {@linkplain Reservation#grow(long) added to its reservation} as
+ * they are read. Its messages
  * are smaller than its body (JSON is compacted, base64 decoded), so the reservation also covers them while they wait
  * for their lane and while a statement writes them. The reservation is counted ({@link Reservation}): the request
  * holds it until it is answered, and the ingest writer holds it from the time it queues the messages until its
@@ -27,6 +29,12 @@ import reactor.core.publisher.Mono;
  * <p>Thread-safe: two atomic counters; a refused request changes neither.
  */
 public final class IngestBudget {
+
+    /**
+     * What a request reserves at admission, at most: the whole of a small body (so small requests are admitted
+     * exactly as long as they fit), the first 64 KiB of a larger one, which grows as its bytes arrive.
+     */
+    static final long UPFRONT_BYTES = 64 * 1024;
 
     private final long maxBytes;
     private final int maxRequests;
@@ -39,8 +47,8 @@ public final class IngestBudget {
     }
 
     /**
-     * Runs {@code work} for a request once it fits both bounds, with its body's reservation (empty: the body's bytes
-     * are added as they are read); fails with an {@link IngestProblem.Overloaded}, without subscribing to {@code
+     * Runs {@code work} for a request once it fits both bounds, with its body's reservation (at most {@link
+     * #UPFRONT_BYTES}; the body's further bytes are added as they are read); fails with an {@link IngestProblem.Overloaded}, without subscribing to {@code
      * work}, when it does not. Lazy: nothing is counted until subscription, and everything is given back when the
      * returned Mono terminates or is cancelled.
      *
@@ -49,19 +57,21 @@ public final class IngestBudget {
      */
     <T> Mono<T> admit(long declared, long bodyLimit, Function<Reservation, Mono<T>> work) {
         return Mono.defer(() -> {
-            long size = declared >= 0 ? Math.min(declared, bodyLimit) : 0;
+            long size = declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
             if (requests.incrementAndGet() > maxRequests) {
                 requests.decrementAndGet();
                 return Mono.error(new IngestProblem.Overloaded(IngestProblem.Overloaded.Reason.BUSY, "ingest is"
                         + " answering " + maxRequests + " requests at once, its bound"
                         + " dispatcher.ingest.max-concurrent-requests; nothing was written, retry later"));
             }
-            long held = bytes.get();
+            long upfront = Math.min(size, UPFRONT_BYTES);
+            long held = bytes.addAndGet(upfront) - upfront;
             if (held + size > maxBytes) {
+                bytes.addAndGet(-upfront);
                 requests.decrementAndGet();
                 return Mono.error(memoryFull(held, size));
             }
-            Reservation reservation = new Reservation();
+            Reservation reservation = new Reservation(upfront);
             return Mono.defer(() -> work.apply(reservation)).doFinally(signal -> {
                 requests.decrementAndGet();
                 reservation.release();
@@ -91,25 +101,34 @@ public final class IngestBudget {
      */
     final class Reservation {
 
-        private final AtomicLong size = new AtomicLong();
+        /** Bytes this request holds in the budget. */
+        private final AtomicLong size;
+        /** Bytes of its body read so far. */
+        private final AtomicLong received = new AtomicLong();
         private final AtomicInteger holders = new AtomicInteger(1);
 
-        private Reservation() {
+        private Reservation(long upfront) {
+            this.size = new AtomicLong(upfront);
         }
 
         /**
-         * Adds {@code more} bytes of the body just read.
+         * Counts {@code more} bytes of the body just read, adding to the budget what they take past the reservation.
          *
-         * @throws IngestProblem.Overloaded ({@code MEMORY_FULL}) when they would take the budget past its bound;
+         * @throws IngestProblem.Overloaded ({@code MEMORY_FULL}) when that would take the budget past its bound;
          *     nothing is added then
          */
         void grow(long more) {
-            long held = bytes.addAndGet(more);
-            if (held > maxBytes) {
-                bytes.addAndGet(-more);
-                throw memoryFull(held - more, more);
+            long excess = received.addAndGet(more) - size.get();
+            if (excess <= 0) {
+                return;
             }
-            size.addAndGet(more);
+            long held = bytes.addAndGet(excess);
+            if (held > maxBytes) {
+                bytes.addAndGet(-excess);
+                received.addAndGet(-more);
+                throw memoryFull(held - excess, excess);
+            }
+            size.addAndGet(excess);
         }
 
         /** One more holder; call {@link #release()} when it lets go. */

@@ -5,10 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dispatcher.app.DispatcherTestProperties;
 import dev.dispatcher.app.ingest.IngestBudget;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,9 +39,10 @@ import org.springframework.http.MediaType;
 /**
  * Slow bodies on the running service (issue 50): eight raw connections each send the head of a batch declaring
  * 8 MiB ({@code Content-Length: 8388608}, together the whole default {@code dispatcher.ingest.max-queued-bytes} of
- * 64 MiB) and then trickle a byte at a time. The budget counts only what they sent, so every other producer's
+ * 64 MiB) and then trickle a byte at a time. The budget holds at most 64 KiB of each until more arrives, so every other producer's
  * single message and small batch is answered {@code 202} meanwhile; each slow body is answered {@code 408}
- * ({@code body-timeout}) at {@code dispatcher.ingest.body-timeout} (3 s here) and the budget returns to zero.
+ * ({@code body-timeout}) at {@code dispatcher.ingest.body-timeout} (3 s here) and the budget returns to zero. A
+ * request head trickled the same way has its connection closed ({@link RequestHeadDeadline}).
  */
 class SlowBodiesIT {
 
@@ -98,8 +102,8 @@ class SlowBodiesIT {
             }
             await("the " + SLOW + " slow bodies admitted").atMost(Duration.ofSeconds(10))
                     .until(() -> budget.requests() >= SLOW);
-            assertThat(budget.reservedBytes()).as("they hold what they sent, not the %d bytes each declared",
-                    DECLARED).isLessThan(64 * 1024);
+            assertThat(budget.reservedBytes()).as("they hold at most their first 64 KiB, not the %d bytes each"
+                    + " declared", DECLARED).isLessThanOrEqualTo(SLOW * 64 * 1024);
 
             List<CompletableFuture<HttpResponse<String>>> others = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
@@ -131,22 +135,59 @@ class SlowBodiesIT {
         }
     }
 
+    /**
+     * A request head trickled a byte at a time has its connection closed {@link RequestHeadDeadline#TIMEOUT} after
+     * the connection opened, although each byte resets {@code server.netty.idle-timeout}.
+     */
+    @Test
+    void aTrickledRequestHeadHasItsConnectionClosed() throws Exception {
+        URI uri = URI.create(baseUrl);
+        ScheduledExecutorService trickle = Executors.newScheduledThreadPool(1);
+        try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+            socket.setSoTimeout(60_000);
+            OutputStream out = socket.getOutputStream();
+            long started = System.nanoTime();
+            out.write("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            trickle.scheduleAtFixedRate(() -> trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
+            String answer = readUntilClosed(socket);
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(answer).as("closed without an answer").isEmpty();
+            assertThat(millis).as("closed at the head deadline, not before and not never")
+                    .isBetween(RequestHeadDeadline.TIMEOUT.toMillis() - 500,
+                            RequestHeadDeadline.TIMEOUT.toMillis() + 10_000);
+        } finally {
+            trickle.shutdownNow();
+        }
+    }
+
     private static void trickleOneByte(OutputStream out) {
         try {
-            out.write(' ');
+            out.write('a');
             out.flush();
         } catch (IOException closedByTheServer) {
             // the server answered and closed: nothing more to send on it
         }
     }
 
-    /** What the server sent until it closed the connection. */
+    /**
+     * What the server sent until it closed the connection (or reset it: a byte trickled after its close may bring a
+     * reset before the end of the stream is read).
+     */
     private static String readUntilClosed(Socket socket) {
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
         try {
-            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            InputStream in = socket.getInputStream();
+            for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
+                received.write(chunk, 0, n);
+            }
+        } catch (SocketTimeoutException e) {
+            throw new UncheckedIOException("the server neither answered nor closed", e);
+        } catch (IOException reset) {
+            // closed by the server
         }
+        return received.toString(StandardCharsets.ISO_8859_1);
     }
 
     private static CompletableFuture<HttpResponse<String>> send(String path, String body) {

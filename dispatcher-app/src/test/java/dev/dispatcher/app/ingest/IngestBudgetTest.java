@@ -54,24 +54,27 @@ class IngestBudgetTest {
     }
 
     @Test
-    void aBodyHoldsOnlyTheBytesReadSoFarAndOnePastTheBoundIsRefusedAsItArrives() {
-        IngestBudget budget = new IngestBudget(10_000, 20);
+    void aBodyHoldsAtMostItsFirst64KibUntilMoreArrivesAndOnePastTheBoundIsRefusedAsItArrives() {
+        IngestBudget budget = new IngestBudget(1_000_000, 20);
         for (int i = 0; i < 8; i++) { // eight slow bodies declaring far more than they have sent
-            budget.admit(post(8000), 8000, held -> read(held, 10).then(Mono.never())).subscribe();
+            budget.admit(post(200_000), 400_000, held -> read(held, 10).then(Mono.never())).subscribe();
         }
-        assertThat(budget.reservedBytes()).as("only what arrived").isEqualTo(80);
+        assertThat(budget.reservedBytes()).as("64 KiB each, not what they declared")
+                .isEqualTo(8 * IngestBudget.UPFRONT_BYTES);
         AtomicBoolean ran = new AtomicBoolean();
-        budget.admit(post(8000), 8000, held -> read(held, 8000).then(Mono.fromRunnable(() -> ran.set(true))))
+        budget.admit(post(200_000), 400_000, held -> read(held, 200_000).then(Mono.fromRunnable(() -> ran.set(true))))
                 .subscribe();
         assertThat(ran).as("another client's body fits beside them").isTrue();
 
         AtomicReference<Throwable> refused = new AtomicReference<>();
-        Disposable big = budget.admit(-1, 20_000, held -> read(held, 9000).then(read(held, 1000)).then(Mono.never()))
+        Disposable big = budget.admit(-1, 400_000,
+                        held -> read(held, 300_000).then(read(held, 200_000)).then(Mono.never()))
                 .subscribe(v -> { }, refused::set);
         assertThat(refused.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class,
                 p -> assertThat(p.reason()).isEqualTo(IngestProblem.Overloaded.Reason.MEMORY_FULL));
         assertThat(big.isDisposed()).isTrue();
-        assertThat(budget.reservedBytes()).as("the refused body's bytes are given back").isEqualTo(80);
+        assertThat(budget.reservedBytes()).as("the refused body's bytes are given back")
+                .isEqualTo(8 * IngestBudget.UPFRONT_BYTES);
     }
 
     /** {@code bytes} of the body arriving. */

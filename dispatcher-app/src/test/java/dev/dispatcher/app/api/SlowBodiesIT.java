@@ -76,7 +76,7 @@ class SlowBodiesIT {
     }
 
     @Test
-    void slowBodiesHoldOnlyWhatTheySentAndEndWith408AtTheBodyTimeout() throws Exception {
+    void slowBodiesHoldAtMostTheirFirst64KibAndEndWith408AtTheBodyTimeout() throws Exception {
         IngestBudget budget = context.getBean(IngestBudget.class);
         String topic = "slow." + UUID.randomUUID();
         // Jackson builds its deserializers under a lock on first use: one request alone before the test
@@ -159,6 +159,46 @@ class SlowBodiesIT {
         } finally {
             trickle.shutdownNow();
         }
+    }
+
+    /** On a kept-alive connection, the deadline runs from the first byte of the next request's head. */
+    @Test
+    void aTrickledSecondRequestHeadOnAKeptAliveConnectionHasItClosed() throws Exception {
+        URI uri = URI.create(baseUrl);
+        ScheduledExecutorService trickle = Executors.newScheduledThreadPool(1);
+        try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+            socket.setSoTimeout(60_000);
+            OutputStream out = socket.getOutputStream();
+            out.write("GET /actuator/health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(readOneResponseHead(socket.getInputStream())).startsWith("HTTP/1.1 200");
+            long started = System.nanoTime();
+            out.write("GET /actuator/health HTTP/1.1\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            trickle.scheduleAtFixedRate(() -> trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
+            readUntilClosed(socket);
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(millis).as("closed at the head deadline of the second request")
+                    .isBetween(RequestHeadDeadline.TIMEOUT.toMillis() - 500,
+                            RequestHeadDeadline.TIMEOUT.toMillis() + 10_000);
+        } finally {
+            trickle.shutdownNow();
+        }
+    }
+
+    /** A response's head and its {@code Content-Length} bytes of body, read without waiting for a close. */
+    private static String readOneResponseHead(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            assertThat(b).as("the response head, before the end of the stream").isNotNegative();
+            head.write(b);
+        }
+        String text = head.toString(StandardCharsets.ISO_8859_1);
+        int length = Integer.parseInt(text.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT)
+                .startsWith("content-length:")).findFirst().orElseThrow().substring(15).trim());
+        assertThat(in.readNBytes(length)).hasSize(length);
+        return text;
     }
 
     private static void trickleOneByte(OutputStream out) {

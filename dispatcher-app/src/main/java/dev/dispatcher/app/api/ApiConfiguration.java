@@ -10,6 +10,7 @@ import dev.dispatcher.app.source.PerSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -25,16 +26,25 @@ import tools.jackson.databind.json.JsonMapper;
 @Configuration(proxyBeanMethods = false)
 class ApiConfiguration {
 
+    /** How much longer than {@code dispatcher.ingest.body-timeout} Netty waits before it closes a request's connection. */
+    static final Duration REQUEST_TIMEOUT_GRACE = Duration.ofSeconds(5);
+
     /**
-     * {@code dispatcher.ingest.read-timeout} and {@code body-timeout} as reactor-netty's read and request timeouts
-     * (Boot has no property for either; its {@code server.netty.idle-timeout}, set in {@code application.yml},
-     * bounds the wait for a request on a kept-alive connection): a client that stops sending a body, or sends it
-     * too slowly, has its connection closed, and what it sent is released, instead of holding memory for ever.
+     * {@code dispatcher.ingest.read-timeout} as reactor-netty's read timeout and {@code body-timeout} plus {@link
+     * #REQUEST_TIMEOUT_GRACE} as its request timeout (Boot has no property for either; its {@code
+     * server.netty.idle-timeout}, set in {@code application.yml}, bounds the wait for a request on a kept-alive
+     * connection): a client that stops sending a body, or sends it too slowly, has its connection closed, and what it
+     * sent is released, instead of holding memory for ever. An ingest body is answered {@code 408} at {@code
+     * body-timeout} itself ({@code Ingest}); the grace lets that answer go out before Netty closes the connection.
+     * A request head must arrive within {@link RequestHeadDeadline#TIMEOUT}.
      */
     @Bean
     NettyServerCustomizer requestBodyTimeouts(DispatcherProperties properties) {
         IngestProperties ingest = properties.ingest();
-        return server -> server.readTimeout(ingest.readTimeout()).requestTimeout(ingest.bodyTimeout());
+        return server -> server.readTimeout(ingest.readTimeout())
+                .requestTimeout(ingest.bodyTimeout().plus(REQUEST_TIMEOUT_GRACE))
+                .doOnChannelInit((observer, channel, remote) ->
+                        RequestHeadDeadline.install(channel.pipeline(), RequestHeadDeadline.TIMEOUT));
     }
 
     @Bean

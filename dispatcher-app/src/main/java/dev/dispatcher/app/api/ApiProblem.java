@@ -47,6 +47,16 @@ final class ApiProblem extends RuntimeException {
         return new ApiProblem(ProblemType.MALFORMED_JSON, null, detail);
     }
 
+    /**
+     * 408 with {@code Connection: close}: the body did not arrive in time; the rest of it is not read, so the
+     * connection cannot carry another request.
+     */
+    static ApiProblem bodyTimeout(String detail) {
+        ApiProblem problem = new ApiProblem(ProblemType.BODY_TIMEOUT, null, detail);
+        problem.headers.set(HttpHeaders.CONNECTION, "close");
+        return problem;
+    }
+
     /** 413: the body, a payload or a batch is larger than allowed. */
     static ApiProblem tooLarge(String field, String detail) {
         return new ApiProblem(ProblemType.TOO_LARGE, field, detail);

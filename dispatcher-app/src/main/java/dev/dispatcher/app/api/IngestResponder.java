@@ -115,6 +115,7 @@ final class IngestResponder {
         return switch (problem) {
             case IngestProblem.Invalid invalid -> ApiProblem.invalid(invalid.field(), invalid.getMessage());
             case IngestProblem.Malformed malformed -> ApiProblem.malformed(malformed.getMessage());
+            case IngestProblem.BodyTimeout timeout -> ApiProblem.bodyTimeout(timeout.getMessage());
             case IngestProblem.TooLarge tooLarge -> ApiProblem.tooLarge(tooLarge.field(), tooLarge.getMessage());
             case IngestProblem.TopicForbidden forbidden -> ApiProblem.topicForbidden(forbidden.field(),
                     forbidden.getMessage()).with("topic", forbidden.topic());

@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import static dev.dispatcher.app.api.ProblemType.BACKLOG_FULL;
+import static dev.dispatcher.app.api.ProblemType.BODY_TIMEOUT;
 import static dev.dispatcher.app.api.ProblemType.ID_CONFLICT;
 import static dev.dispatcher.app.api.ProblemType.INGEST_BUSY;
 import static dev.dispatcher.app.api.ProblemType.INGEST_MEMORY_FULL;
@@ -66,7 +67,7 @@ final class MessagesController {
     @ApiResponse(responseCode = "200", description = "the same id with the same content: the stored message"
             + " (ETag: its version), nothing written", content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.EntryResponse.class)))
-    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
             INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
@@ -84,7 +85,7 @@ final class MessagesController {
     @ApiResponse(responseCode = "200", description = "the same id with the same content: the stored message"
             + " (ETag: its version), nothing written", content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.EntryResponse.class)))
-    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, NOT_FOUND, ID_CONFLICT, TOO_LARGE, BACKLOG_FULL,
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, NOT_FOUND, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL,
             INGEST_BUSY, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/sources/{source}/messages", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
@@ -106,7 +107,7 @@ final class MessagesController {
             + " item in request order (accepted, duplicate: the same content, conflict: other content)",
             content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.BatchResponse.class)))
-    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
             INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
@@ -121,7 +122,7 @@ final class MessagesController {
     @ApiResponse(responseCode = "202", description = "every item written or found, in one transaction",
             content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.BatchResponse.class)))
-    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, NOT_FOUND, ID_CONFLICT, TOO_LARGE, BACKLOG_FULL,
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, NOT_FOUND, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL,
             INGEST_BUSY, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/sources/{source}/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})

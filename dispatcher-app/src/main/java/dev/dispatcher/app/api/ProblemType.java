@@ -34,6 +34,11 @@ enum ProblemType {
     ILLEGAL_TRANSITION(HttpStatus.CONFLICT),
     /** Another writer changed the row while the request ran; {@code current} holds the row. */
     CONCURRENCY_CONFLICT(HttpStatus.CONFLICT),
+    /**
+     * An ingest body did not arrive whole within {@code dispatcher.ingest.body-timeout}; nothing was written; the
+     * connection is closed.
+     */
+    BODY_TIMEOUT(HttpStatus.REQUEST_TIMEOUT),
     /** The body, a payload or a batch is larger than allowed. */
     TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE),
     /** A mutation under {@code /v1} without {@code Content-Type: application/json}. */

@@ -31,16 +31,20 @@ import org.springframework.util.unit.DataSize;
  *     dispatch, Spring Security's filter chain and Spring's HTTP observation (same checks, same answer and the same
  *     {@code http.server.requests} timer; see docs/http-api.md, "The single-message fast path"); every other request
  *     goes the framework's way
- * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (bodies being read, messages
- *     waiting for their lane or in a statement); a request that would pass it answers 503 with {@code Retry-After}
- *     before its body is read. At least the largest request body (8 x {@code max-payload-size} + 64 KiB)
+ * @param maxQueuedBytes the most bytes of ingest requests held in memory at once (a body's first 64 KiB from its
+ *     admission, the rest as it arrives, messages waiting for their lane or in a statement); a request whose declared
+ *     length would pass it answers 503 with {@code Retry-After} before its body is read, one whose bytes pass it as
+ *     they arrive answers 503 then. A slow body holds at most 64 KiB more than it sent, not what it declared. At
+ *     least the largest request body (8 x {@code max-payload-size} + 64 KiB)
  * @param maxConcurrentRequests the most ingest requests answered at once (1..100000); past it a request answers
  *     503 with {@code Retry-After} before its body is read
  * @param readTimeout the longest pause between two reads of a request's body (Netty's read timeout, for every
  *     request of the server, counted from its headers until its body is complete, also while the service has not
  *     yet asked for the body; 100ms..1h): a client that stops sending mid-body has its connection closed
- * @param bodyTimeout the longest a request's body may take to arrive (Netty's request timeout, for every request
- *     of the server; 100ms..1h)
+ * @param bodyTimeout the longest an ingest request's body may take to arrive, from its admission (100ms..1h): a
+ *     body not complete by then is answered 408 ({@code body-timeout}), the connection closed and the bytes it held
+ *     in {@code max-queued-bytes} released. Every other request of the server is bounded by Netty's request timeout,
+ *     set to this plus 5 s
  */
 public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,
         int writers, Duration timeout, boolean fastPath, DataSize maxQueuedBytes, int maxConcurrentRequests,
@@ -57,7 +61,7 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
     /** Far above what a few group-committing lanes need, far below what would exhaust a small heap's overhead. */
     public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 512;
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
-    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(10);
 
     public IngestProperties {
         Objects.requireNonNull(maxPayloadSize, "dispatcher.ingest.max-payload-size");

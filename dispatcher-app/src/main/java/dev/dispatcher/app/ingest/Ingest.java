@@ -10,7 +10,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Takes one ingest request from its body to its stored rows: admitted by the ingest budget before the body is read
- * ({@link IngestBudget}: a request refused for room never has its body read), the body read within its limit,
+ * ({@link IngestBudget}: a request refused for room never has its body read), the body read within its limit and
+ * {@code dispatcher.ingest.body-timeout}, its bytes counted in the budget as they arrive,
  * parsed, checked against the caller's {@link TopicGrant} and the backlog ({@link BacklogGuard}), and written
  * through its lane ({@link IngestWriter}). Nothing is written unless every check passed; a refusal is an
  * {@link IngestProblem}, a database failure the store's error. Lazy; thread-safe. Knows nothing of HTTP: the caller
@@ -26,14 +27,16 @@ public final class Ingest {
     private final BacklogGuard backlog;
     private final IngestLimits limits;
     private final IngestBudget budget;
+    private final Duration bodyTimeout;
 
     Ingest(IngestRequestParser parser, IngestWriter writer, BacklogGuard backlog, IngestLimits limits,
-            IngestBudget budget) {
+            IngestBudget budget, Duration bodyTimeout) {
         this.parser = parser;
         this.writer = writer;
         this.backlog = backlog;
         this.limits = limits;
         this.budget = budget;
+        this.bodyTimeout = bodyTimeout;
     }
 
     /**
@@ -44,7 +47,8 @@ public final class Ingest {
      */
     public Mono<IngestResult> one(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
         return budget.admit(declared, limits.singleBodyBytes(), reservation ->
-                RequestBodies.read(body, declared, limits.singleBodyBytes(), limits.singleBodyRule())
+                RequestBodies.read(body, declared, limits.singleBodyBytes(), limits.singleBodyRule(), reservation,
+                                bodyTimeout)
                         .map(bytes -> grant.check(parser.parseOne(bytes)).withTraceparent(traceparent))
                         .flatMap(message -> backlog.check().then(writer.write(List.of(message), reservation)))
                         .map(outcomes -> IngestResult.Message.of(outcomes.get(0))));
@@ -59,7 +63,8 @@ public final class Ingest {
      */
     public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
         return budget.admit(declared, limits.batchBodyBytes(), reservation ->
-                RequestBodies.read(body, declared, limits.batchBodyBytes(), limits.batchBodyRule())
+                RequestBodies.read(body, declared, limits.batchBodyBytes(), limits.batchBodyRule(), reservation,
+                                bodyTimeout)
                         .map(bytes -> grant.checkAll(parser.parseBatch(bytes)).stream()
                                 .map(m -> m.withTraceparent(traceparent)).toList())
                         .flatMap(messages -> backlog.check().then(writer.write(messages, reservation)))

@@ -6,23 +6,35 @@ import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
- * Bounds what ingest holds in memory, checked before a request's body is read: at most {@code maxRequests} ingest
- * requests at once ({@code dispatcher.ingest.max-concurrent-requests}), and at most {@code maxBytes} of their bodies
- * ({@code dispatcher.ingest.max-queued-bytes}), counted from the moment a body may start arriving until the last
- * holder of its messages lets go. A request past either bound is refused at once ({@link IngestProblem.Overloaded},
- * {@link IngestProblem.Overloaded.Reason#BUSY} or {@link IngestProblem.Overloaded.Reason#MEMORY_FULL}), its body never read, so a flood of large requests costs no memory beyond the bound whatever
- * the database does.
+ * Bounds what ingest holds in memory: at most {@code maxRequests} ingest requests at once ({@code
+ * dispatcher.ingest.max-concurrent-requests}), and at most {@code maxBytes} of their bodies ({@code
+ * dispatcher.ingest.max-queued-bytes}), counted as a body's bytes arrive until the last holder of its messages lets
+ * go. A request past the request bound, or one whose declared length would not fit the bytes held now, is refused
+ * before its body is read ({@link IngestProblem.Overloaded}, {@link IngestProblem.Overloaded.Reason#BUSY} or {@link
+ * IngestProblem.Overloaded.Reason#MEMORY_FULL}); one admitted whose bytes, as they arrive, would take the held bytes
+ * past the bound is refused then ({@code MEMORY_FULL}), its bytes released. So a flood of large requests costs no
+ * memory beyond the bound whatever the database does, and a slow body holds only what it has sent, not what it
+ * declared: eight bodies declaring 8 MiB and trickling a byte at a time leave the budget to everyone else (and end
+ * at {@code dispatcher.ingest.body-timeout}).
  *
- * <p>A request reserves its declared {@code Content-Length}, or its body limit when it declares none (chunked). Its
- * messages are smaller than its body (JSON is compacted, base64 decoded), so the reservation also covers them while
- * they wait for their lane and while a statement writes them. The reservation is counted ({@link Reservation}): the
- * request holds it until it is answered, and the ingest writer holds it from the time it queues the messages until
- * its statement has finished with them, which may be after the answer (a statement still running when its request
- * timed out); the bytes return when both let go.
+ * <p>A request reserves its declared length up to {@link #UPFRONT_BYTES} at admission (its body limit when it
+ * declares none); the rest of its body's bytes are {@linkplain Reservation#grow(long) added to its reservation} as
+ * they are read. Its messages
+ * are smaller than its body (JSON is compacted, base64 decoded), so the reservation also covers them while they wait
+ * for their lane and while a statement writes them. The reservation is counted ({@link Reservation}): the request
+ * holds it until it is answered, and the ingest writer holds it from the time it queues the messages until its
+ * statement has finished with them, which may be after the answer (a statement still running when its request timed
+ * out); the bytes return when both let go.
  *
  * <p>Thread-safe: two atomic counters; a refused request changes neither.
  */
-final class IngestBudget {
+public final class IngestBudget {
+
+    /**
+     * What a request reserves at admission, at most: the whole of a small body (so small requests are admitted
+     * exactly as long as they fit), the first 64 KiB of a larger one, which grows as its bytes arrive.
+     */
+    static final long UPFRONT_BYTES = 64 * 1024;
 
     private final long maxBytes;
     private final int maxRequests;
@@ -35,9 +47,10 @@ final class IngestBudget {
     }
 
     /**
-     * Runs {@code work} for a request once it fits both bounds, with its body's reservation; fails with an
-     * {@link IngestProblem.Overloaded}, without subscribing to {@code work}, when it does not. Lazy: nothing is reserved until
-     * subscription, and everything is given back when the returned Mono terminates or is cancelled.
+     * Runs {@code work} for a request once it fits both bounds, with its body's reservation (at most {@link
+     * #UPFRONT_BYTES}; the body's further bytes are added as they are read); fails with an {@link IngestProblem.Overloaded}, without subscribing to {@code
+     * work}, when it does not. Lazy: nothing is counted until subscription, and everything is given back when the
+     * returned Mono terminates or is cancelled.
      *
      * @param declared the body's declared length ({@code Content-Length}), or -1 when unknown
      * @param bodyLimit the most bytes the request's body may take (past it, {@link IngestProblem.TooLarge})
@@ -51,15 +64,14 @@ final class IngestBudget {
                         + " answering " + maxRequests + " requests at once, its bound"
                         + " dispatcher.ingest.max-concurrent-requests; nothing was written, retry later"));
             }
-            if (bytes.addAndGet(size) > maxBytes) {
-                long held = bytes.addAndGet(-size);
+            long upfront = Math.min(size, UPFRONT_BYTES);
+            long held = bytes.addAndGet(upfront) - upfront;
+            if (held + size > maxBytes) {
+                bytes.addAndGet(-upfront);
                 requests.decrementAndGet();
-                return Mono.error(new IngestProblem.Overloaded(IngestProblem.Overloaded.Reason.MEMORY_FULL, held,
-                        "ingest holds " + held + " bytes of requests in memory and this one may take " + size
-                                + " more, past its bound dispatcher.ingest.max-queued-bytes (" + maxBytes
-                                + " bytes); nothing was written, retry later"));
+                return Mono.error(memoryFull(held, size));
             }
-            Reservation reservation = new Reservation(size);
+            Reservation reservation = new Reservation(upfront);
             return Mono.defer(() -> work.apply(reservation)).doFinally(signal -> {
                 requests.decrementAndGet();
                 reservation.release();
@@ -67,13 +79,19 @@ final class IngestBudget {
         });
     }
 
-    /** Bytes reserved now. */
-    long reservedBytes() {
+    private IngestProblem.Overloaded memoryFull(long held, long size) {
+        return new IngestProblem.Overloaded(IngestProblem.Overloaded.Reason.MEMORY_FULL, held, "ingest holds "
+                + held + " bytes of requests in memory and this one may take " + size + " more, past its bound"
+                + " dispatcher.ingest.max-queued-bytes (" + maxBytes + " bytes); nothing was written, retry later");
+    }
+
+    /** Bytes held now: of bodies read so far, and of messages the writer still holds. */
+    public long reservedBytes() {
         return bytes.get();
     }
 
     /** Requests admitted and not yet answered. */
-    int requests() {
+    public int requests() {
         return requests.get();
     }
 
@@ -83,11 +101,34 @@ final class IngestBudget {
      */
     final class Reservation {
 
-        private final long size;
+        /** Bytes this request holds in the budget. */
+        private final AtomicLong size;
+        /** Bytes of its body read so far. */
+        private final AtomicLong received = new AtomicLong();
         private final AtomicInteger holders = new AtomicInteger(1);
 
-        private Reservation(long size) {
-            this.size = size;
+        private Reservation(long upfront) {
+            this.size = new AtomicLong(upfront);
+        }
+
+        /**
+         * Counts {@code more} bytes of the body just read, adding to the budget what they take past the reservation.
+         *
+         * @throws IngestProblem.Overloaded ({@code MEMORY_FULL}) when that would take the budget past its bound;
+         *     nothing is added then
+         */
+        void grow(long more) {
+            long excess = received.addAndGet(more) - size.get();
+            if (excess <= 0) {
+                return;
+            }
+            long held = bytes.addAndGet(excess);
+            if (held > maxBytes) {
+                bytes.addAndGet(-excess);
+                received.addAndGet(-more);
+                throw memoryFull(held - excess, excess);
+            }
+            size.addAndGet(excess);
         }
 
         /** One more holder; call {@link #release()} when it lets go. */
@@ -98,7 +139,7 @@ final class IngestBudget {
         /** One holder lets go; the last one returns the bytes. */
         void release() {
             if (holders.decrementAndGet() == 0) {
-                bytes.addAndGet(-size);
+                bytes.addAndGet(-size.getAndSet(0));
             }
         }
     }

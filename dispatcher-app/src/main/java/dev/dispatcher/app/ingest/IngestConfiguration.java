@@ -54,7 +54,7 @@ class IngestConfiguration {
             guards.add(backlog);
             IngestWriter writer = new IngestWriter(IngestStore.r2dbc(source.connections()), ingest.writers(),
                     ingest.timeout());
-            return new Ingest(parser, writer, backlog, limits, budget);
+            return new Ingest(parser, writer, backlog, limits, budget, ingest.bodyTimeout());
         });
         return new SourceIngests(ingests, guards);
     }

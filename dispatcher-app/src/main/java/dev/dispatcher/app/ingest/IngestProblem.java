@@ -104,7 +104,7 @@ public abstract sealed class IngestProblem extends RuntimeException {
         public enum Reason {
             /** {@code dispatcher.ingest.max-concurrent-requests}; the body was never read. */
             BUSY,
-            /** {@code dispatcher.ingest.max-queued-bytes}; the body was never read. */
+            /** {@code dispatcher.ingest.max-queued-bytes}: refused before its body was read, or as it arrived. */
             MEMORY_FULL,
             /** Its lane holds too many waiting messages. */
             QUEUE_FULL,
@@ -134,6 +134,17 @@ public abstract sealed class IngestProblem extends RuntimeException {
         /** The bytes ingest held when it refused for memory ({@link Reason#MEMORY_FULL}); -1 otherwise. */
         public long queuedBytes() {
             return queuedBytes;
+        }
+    }
+
+    /**
+     * The body did not arrive whole within {@code dispatcher.ingest.body-timeout}; nothing was written, what had
+     * arrived was released.
+     */
+    public static final class BodyTimeout extends IngestProblem {
+
+        public BodyTimeout(String detail) {
+            super(detail);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.dispatcher.app.ingest;
 
+import java.time.Duration;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -8,7 +9,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Reads a request body into memory with a byte limit, so an oversize body is refused ({@link IngestProblem.TooLarge})
- * before it is buffered whole: by its declared length when there is one, else while it streams in.
+ * before it is buffered whole: by its declared length when there is one, else while it streams in. An ingest body's
+ * bytes are added to its {@link IngestBudget.Reservation} as they arrive, and the body must arrive whole within its
+ * deadline ({@link IngestProblem.BodyTimeout}).
  */
 public final class RequestBodies {
 
@@ -25,6 +28,28 @@ public final class RequestBodies {
         }
         return join(body, max)
                 .onErrorMap(DataBufferLimitException.class, e -> tooLarge(-1, max, limitDescription));
+    }
+
+    /**
+     * An ingest body: as {@link #read(Flux, long, long, String)}, each buffer added to {@code reservation} before it
+     * is kept (refused with {@link IngestProblem.Overloaded} when the budget has no room for it), the whole within
+     * {@code timeout} ({@link IngestProblem.BodyTimeout}, {@code dispatcher.ingest.body-timeout}).
+     */
+    static Mono<byte[]> read(Flux<DataBuffer> body, long declared, long limit, String limitDescription,
+            IngestBudget.Reservation reservation, Duration timeout) {
+        Flux<DataBuffer> counted = body.map(buffer -> {
+            try {
+                reservation.grow(buffer.readableByteCount());
+            } catch (RuntimeException refused) {
+                DataBufferUtils.release(buffer);
+                throw refused;
+            }
+            return buffer;
+        });
+        return read(counted, declared, limit, limitDescription)
+                .timeout(timeout, Mono.error(() -> new IngestProblem.BodyTimeout("the request body did not arrive"
+                        + " whole within " + timeout.toMillis() + " ms (dispatcher.ingest.body-timeout); nothing was"
+                        + " written, send it again faster")));
     }
 
     /**

@@ -43,7 +43,7 @@ class DispatcherPropertiesTest {
                 Duration.ofDays(7), Duration.ofDays(90), Duration.ofDays(30)));
         assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
                 Duration.ofDays(7), 1, Duration.ofSeconds(10), true, DataSize.ofMegabytes(64), 512, Duration.ofSeconds(10),
-                Duration.ofSeconds(60)));
+                Duration.ofSeconds(10)));
         assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();

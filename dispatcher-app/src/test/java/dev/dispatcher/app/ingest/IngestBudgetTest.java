@@ -9,14 +9,14 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-/** What the ingest budget admits before a body is read, and when it gives room back. */
+/** What the ingest budget admits before a body is read, what it holds as the body arrives, and when it gives room back. */
 class IngestBudgetTest {
 
     @Test
     void aRequestPastTheByteBoundIsRefusedWith503WithoutItsWorkRunning() {
         IngestBudget budget = new IngestBudget(100, 10);
         Sinks.Empty<Void> firstHeld = Sinks.empty();
-        budget.admit(post(70), 1000, held -> firstHeld.asMono()).subscribe();
+        budget.admit(post(70), 1000, held -> read(held, 70).then(firstHeld.asMono())).subscribe();
         AtomicBoolean ran = new AtomicBoolean();
         AtomicReference<Throwable> refused = new AtomicReference<>();
 
@@ -54,12 +54,32 @@ class IngestBudgetTest {
     }
 
     @Test
-    void aBodyOfUnknownLengthReservesItsLimitAndADeclaredOneAtMostTheLimit() {
-        IngestBudget budget = new IngestBudget(10_000, 10);
-        budget.admit(-1, 4000, held -> Mono.never()).subscribe();
-        assertThat(budget.reservedBytes()).isEqualTo(4000);
-        budget.admit(post(1_000_000), 4000, held -> Mono.never()).subscribe();
-        assertThat(budget.reservedBytes()).as("a larger declared body is refused with 413 when read").isEqualTo(8000);
+    void aBodyHoldsAtMostItsFirst64KibUntilMoreArrivesAndOnePastTheBoundIsRefusedAsItArrives() {
+        IngestBudget budget = new IngestBudget(1_000_000, 20);
+        for (int i = 0; i < 8; i++) { // eight slow bodies declaring far more than they have sent
+            budget.admit(post(200_000), 400_000, held -> read(held, 10).then(Mono.never())).subscribe();
+        }
+        assertThat(budget.reservedBytes()).as("64 KiB each, not what they declared")
+                .isEqualTo(8 * IngestBudget.UPFRONT_BYTES);
+        AtomicBoolean ran = new AtomicBoolean();
+        budget.admit(post(200_000), 400_000, held -> read(held, 200_000).then(Mono.fromRunnable(() -> ran.set(true))))
+                .subscribe();
+        assertThat(ran).as("another client's body fits beside them").isTrue();
+
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        Disposable big = budget.admit(-1, 400_000,
+                        held -> read(held, 300_000).then(read(held, 200_000)).then(Mono.never()))
+                .subscribe(v -> { }, refused::set);
+        assertThat(refused.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class,
+                p -> assertThat(p.reason()).isEqualTo(IngestProblem.Overloaded.Reason.MEMORY_FULL));
+        assertThat(big.isDisposed()).isTrue();
+        assertThat(budget.reservedBytes()).as("the refused body's bytes are given back")
+                .isEqualTo(8 * IngestBudget.UPFRONT_BYTES);
+    }
+
+    /** {@code bytes} of the body arriving. */
+    private static Mono<Void> read(IngestBudget.Reservation held, long bytes) {
+        return Mono.fromRunnable(() -> held.grow(bytes));
     }
 
     /** The declared length of a request body of {@code contentLength} bytes. */

@@ -191,7 +191,10 @@ class IngestWriterTest {
         IngestWriter writer = writer(store, 1);
         IngestBudget budget = new IngestBudget(100, 10);
         AtomicReference<Throwable> first = new AtomicReference<>();
-        budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
+        budget.admit(post(60), 1000, held -> {
+                    held.grow(60); // its body, read
+                    return writer.write(List.of(message("k")), held);
+                })
                 .subscribe(r -> { }, first::set);
         assertThat(budget.reservedBytes()).isEqualTo(60);
 
@@ -200,7 +203,10 @@ class IngestWriterTest {
         assertThat(budget.requests()).isZero();
         assertThat(budget.reservedBytes()).as("its statement still holds the messages").isEqualTo(60);
         AtomicReference<Throwable> refused = new AtomicReference<>();
-        budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
+        budget.admit(post(60), 1000, held -> {
+                    held.grow(60); // its body, read
+                    return writer.write(List.of(message("k")), held);
+                })
                 .subscribe(r -> { }, refused::set);
         assertThat(refused.get()).isInstanceOfSatisfying(IngestProblem.Overloaded.class, p -> {
             assertThat(p.reason()).isEqualTo(Reason.MEMORY_FULL);
@@ -217,7 +223,10 @@ class IngestWriterTest {
         IngestWriter writer = writer(store, 1);
         IngestBudget budget = new IngestBudget(100, 10);
         writer.write(List.of(message("k"))).subscribe();
-        Disposable gone = budget.admit(post(60), 1000, held -> writer.write(List.of(message("k")), held))
+        Disposable gone = budget.admit(post(60), 1000, held -> {
+                    held.grow(60); // its body, read
+                    return writer.write(List.of(message("k")), held);
+                })
                 .subscribe();
         assertThat(budget.reservedBytes()).isEqualTo(60);
 

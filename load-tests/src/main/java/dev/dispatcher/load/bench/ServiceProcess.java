@@ -13,13 +13,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * The Dispatcher service in its own JVM, as users deploy it: {@code java -jar} on dispatcher-app's exec jar ({@link
  * Launch.Jar}), or its main class on the harness's class path ({@link Launch.ClassPath}, no jar needed), with the
- * same JDK as this harness and no JVM options but those asked for. Its output goes to a log file; starting waits
+ * same JDK as this harness and no JVM options but those asked for; or the container image built from that jar ({@link
+ * Launch.Image}, {@code podman run} on the host's network). Its output goes to a log file; starting waits
  * until {@code /actuator/health} answers {@code UP}. Closing stops it gracefully (SIGTERM), as a platform would, and
  * waits for it to exit.
  */
@@ -107,7 +109,7 @@ public final class ServiceProcess implements AutoCloseable {
 
             /** {@code tag} in a container of a fresh name. */
             public static Image of(String tag) {
-                return new Image(tag, "dispatcher-bench-" + java.util.UUID.randomUUID().toString().substring(0, 8));
+                return new Image(tag, "dispatcher-bench-" + UUID.randomUUID().toString().substring(0, 8));
             }
 
             @Override

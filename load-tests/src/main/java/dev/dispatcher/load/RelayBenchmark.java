@@ -6,6 +6,7 @@ import dev.dispatcher.load.blackbox.BlackBoxDrainBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxInboxBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
 import dev.dispatcher.load.blackbox.FormatsDrainBenchmark;
+import dev.dispatcher.load.blackbox.ImageDrainBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.NewTopicBenchmark;
 import dev.dispatcher.load.blackbox.OverloadBenchmark;
@@ -19,6 +20,7 @@ import dev.dispatcher.load.inprocess.SweepBenchmark;
 import dev.dispatcher.load.mode.BenchMode;
 import dev.dispatcher.load.mode.BlackBox;
 import dev.dispatcher.load.mode.BlackBoxFormats;
+import dev.dispatcher.load.mode.BlackBoxImage;
 import dev.dispatcher.load.mode.BlackBoxInbox;
 import dev.dispatcher.load.mode.BlackBoxLatency;
 import dev.dispatcher.load.mode.BlackBoxNewTopic;
@@ -85,6 +87,7 @@ public final class RelayBenchmark {
             case Sustained s -> SustainedBenchmark.run(env, s);
             case BlackBoxInbox b -> BlackBoxInboxBenchmark.run(env, b);
             case BlackBoxNewTopic b -> NewTopicBenchmark.run(env, b);
+            case BlackBoxImage b -> ImageDrainBenchmark.run(env, b);
         };
     }
 }

@@ -13,13 +13,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * The Dispatcher service in its own JVM, as users deploy it: {@code java -jar} on dispatcher-app's exec jar ({@link
  * Launch.Jar}), or its main class on the harness's class path ({@link Launch.ClassPath}, no jar needed), with the
- * same JDK as this harness and no JVM options but those asked for. Its output goes to a log file; starting waits
+ * same JDK as this harness and no JVM options but those asked for; or the container image built from that jar ({@link
+ * Launch.Image}, {@code podman run} on the host's network). Its output goes to a log file; starting waits
  * until {@code /actuator/health} answers {@code UP}. Closing stops it gracefully (SIGTERM), as a platform would, and
  * waits for it to exit.
  */
@@ -30,36 +32,124 @@ public final class ServiceProcess implements AutoCloseable {
     /** Logging to standard output for a JVM on the harness's class path (whose logback.xml logs to a file). */
     public static final String CHILD_LOGGING = "bench-service-logback.xml";
 
+    private final Launch launch;
     private final Process process;
     private final ServiceClient client;
     private final Path log;
+    private Duration startup;
 
-    private ServiceProcess(Process process, ServiceClient client, Path log) {
+    private ServiceProcess(Launch launch, Process process, ServiceClient client, Path log) {
+        this.launch = launch;
         this.process = process;
         this.client = client;
         this.log = log;
     }
 
-    /** How the service's JVM is started. */
+    /** How the service's JVM is started, and how it is stopped. */
     public sealed interface Launch {
 
-        /** The arguments after the JVM options: what to run. */
-        List<String> target();
+        /** The command before the service's arguments: the JVM (or what runs it) with {@code jvmOptions}. */
+        List<String> command(List<String> jvmOptions);
+
+        /** One line for the console: what runs, without the service's arguments. */
+        String describe(List<String> jvmOptions);
+
+        /** Asks the service to stop, as a platform does: {@code SIGTERM} to its JVM. */
+        default void stop(Process process) {
+            process.destroy();
+        }
+
+        /** Kills the service (it did not stop in time, or never became healthy). */
+        default void kill(Process process) throws InterruptedException {
+            process.destroyForcibly().waitFor();
+        }
 
         /** {@code java -jar jar}. */
         record Jar(Path jar) implements Launch {
             @Override
-            public List<String> target() {
-                return List.of("-jar", jar.toString());
+            public List<String> command(List<String> jvmOptions) {
+                List<String> command = new ArrayList<>(List.of(javaCommand()));
+                command.addAll(jvmOptions);
+                command.addAll(List.of("-jar", jar.toString()));
+                return command;
+            }
+
+            @Override
+            public String describe(List<String> jvmOptions) {
+                return "java " + String.join(" ", jvmOptions) + (jvmOptions.isEmpty() ? "" : " ") + "-jar " + jar;
             }
         }
 
         /** {@code java -cp classPath DispatcherApplication}, logging to standard output. */
         record ClassPath(String classPath) implements Launch {
             @Override
-            public List<String> target() {
-                return List.of("-Dlogback.configurationFile=" + CHILD_LOGGING, "-cp", classPath, MAIN_CLASS,
-                        "--logging.config=classpath:" + CHILD_LOGGING);
+            public List<String> command(List<String> jvmOptions) {
+                List<String> command = new ArrayList<>(List.of(javaCommand()));
+                command.addAll(jvmOptions);
+                command.addAll(List.of("-Dlogback.configurationFile=" + CHILD_LOGGING, "-cp", classPath, MAIN_CLASS,
+                        "--logging.config=classpath:" + CHILD_LOGGING));
+                return command;
+            }
+
+            @Override
+            public String describe(List<String> jvmOptions) {
+                return "java " + String.join(" ", jvmOptions) + (jvmOptions.isEmpty() ? "" : " ")
+                        + "-cp <harness class path>";
+            }
+        }
+
+        /**
+         * The container image {@code tag} in the foreground, as docs/deployment.md runs it: {@code podman run --rm
+         * --network=host --name container}, the JVM options in {@code JAVA_TOOL_OPTIONS} (which replaces the
+         * image's own), the service's arguments after the image (its entry point is {@code java ... -jar}). Stopped
+         * with {@code podman stop} (SIGTERM to the JVM, process 1 of the container); {@code podman run} then exits
+         * with the JVM's status.
+         */
+        record Image(String tag, String container) implements Launch {
+
+            /** {@code tag} in a container of a fresh name. */
+            public static Image of(String tag) {
+                return new Image(tag, "dispatcher-bench-" + UUID.randomUUID().toString().substring(0, 8));
+            }
+
+            @Override
+            public List<String> command(List<String> jvmOptions) {
+                return List.of("podman", "run", "--rm", "--network=host", "--name", container, "--env",
+                        "JAVA_TOOL_OPTIONS=" + String.join(" ", jvmOptions), tag);
+            }
+
+            @Override
+            public String describe(List<String> jvmOptions) {
+                return "podman run --rm --network=host --name " + container + " --env JAVA_TOOL_OPTIONS=\""
+                        + String.join(" ", jvmOptions) + "\" " + tag;
+            }
+
+            @Override
+            public void stop(Process process) {
+                podman("stop", "--time", "60", container);
+            }
+
+            @Override
+            public void kill(Process process) throws InterruptedException {
+                podman("rm", "--force", container);
+                process.destroyForcibly().waitFor();
+            }
+
+            private static void podman(String... arguments) {
+                List<String> command = new ArrayList<>(List.of("podman"));
+                command.addAll(List.of(arguments));
+                try {
+                    Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    if (!p.waitFor(2, TimeUnit.MINUTES)) {
+                        p.destroyForcibly();
+                    }
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot run " + String.join(" ", command), e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted running " + String.join(" ", command), e);
+                }
             }
         }
     }
@@ -71,18 +161,16 @@ public final class ServiceProcess implements AutoCloseable {
     public static ServiceProcess start(Launch launch, List<String> jvmOptions, List<String> arguments,
             ServiceAccess access, Path log) throws IOException, InterruptedException {
         int port = freePort();
-        List<String> command = new ArrayList<>();
-        command.add(javaCommand());
-        command.addAll(jvmOptions);
-        command.addAll(launch.target());
+        List<String> command = new ArrayList<>(launch.command(jvmOptions));
         command.add("--server.port=" + port);
         command.addAll(access.arguments());
         command.addAll(arguments);
         Files.createDirectories(log.toAbsolutePath().getParent());
+        long launched = System.nanoTime();
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        ServiceProcess service = new ServiceProcess(process, new ServiceClient("http://localhost:" + port, access),
-                log);
-        service.awaitHealthy(Duration.ofMinutes(3));
+        ServiceProcess service = new ServiceProcess(launch, process,
+                new ServiceClient("http://localhost:" + port, access), log);
+        service.awaitHealthy(Duration.ofMinutes(3), launched);
         return service;
     }
 
@@ -131,8 +219,8 @@ public final class ServiceProcess implements AutoCloseable {
         return System.getProperty("java.class.path");
     }
 
-    private void awaitHealthy(Duration timeout) throws InterruptedException {
-        Progress progress = Progress.of("service");
+    private void awaitHealthy(Duration timeout, long launched) throws InterruptedException {
+        Progress progress = Progress.since("service", launched);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             progress.maybePrint(() -> "starting in its own JVM, logging to " + log.getFileName());
@@ -140,19 +228,25 @@ public final class ServiceProcess implements AutoCloseable {
                 throw new IllegalStateException("the service exited with " + process.exitValue() + "; see " + log);
             }
             if (client.healthy()) {
+                startup = Duration.ofNanos(System.nanoTime() - launched);
                 System.out.printf(Locale.ROOT, "service: healthy in %.1f s (pid %d)%n", progress.seconds(),
                         process.pid());
                 return;
             }
             Thread.sleep(250); // the harness's main thread: waiting is its job
         }
-        process.destroyForcibly();
+        launch.kill(process);
         throw new IllegalStateException("the service did not become healthy within " + timeout + "; see " + log);
     }
 
     /** The service over HTTP. */
     public ServiceClient client() {
         return client;
+    }
+
+    /** From the launch until {@code /actuator/health} first answered {@code UP}. */
+    public Duration startup() {
+        return startup;
     }
 
     /** Where its output goes. */
@@ -189,10 +283,21 @@ public final class ServiceProcess implements AutoCloseable {
      */
     @Override
     public void close() throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(5, TimeUnit.MINUTES)) {
-            process.destroyForcibly().waitFor();
+        stop();
+    }
+
+    /**
+     * Stops the service as {@link #close()} does and returns its exit status: 143 for a JVM that exited on {@code
+     * SIGTERM} (137: it was killed). Once stopped, later calls return the same status.
+     */
+    public int stop() throws InterruptedException {
+        if (process.isAlive()) {
+            launch.stop(process);
+            if (!process.waitFor(5, TimeUnit.MINUTES)) {
+                launch.kill(process);
+            }
         }
+        return process.waitFor();
     }
 
     private static int freePort() throws IOException {

@@ -31,9 +31,7 @@ final class Services {
         all.addAll(arguments);
         ServiceProcess service = ServiceProcess.start(launch, jvmOptions, all, ServiceAccess.random(),
                 BenchLog.serviceLog(name));
-        List<String> command = new ArrayList<>(jvmOptions);
-        command.add(launch instanceof ServiceProcess.Launch.Jar ? "-jar" : "-cp <harness class path>");
-        System.out.printf(Locale.ROOT, "service: java %s, pid %d, %s, log %s%n", String.join(" ", command),
+        System.out.printf(Locale.ROOT, "service: %s, pid %d, %s, log %s%n", launch.describe(jvmOptions),
                 service.pid(), service.client().baseUrl(), service.log());
         return service;
     }

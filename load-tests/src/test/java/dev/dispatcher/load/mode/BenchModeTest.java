@@ -134,6 +134,33 @@ class BenchModeTest {
     }
 
     @Test
+    void theImageModeComparesTheImageWithTheJarInTwoRoundsAndBuildsItsImageUnlessOneIsNamed() {
+        BlackBoxImage image = (BlackBoxImage) BenchMode.parse("blackbox-image");
+        BlackBoxImage given = (BlackBoxImage) BenchMode.parse("blackbox-image", "--image", "localhost/dispatcher:0.1.0",
+                "--rounds", "3", "--service-args", "--dispatcher.relay.batch-size=500");
+        BlackBoxImage quick = (BlackBoxImage) BenchMode.parse("blackbox-image", "--quick");
+
+        assertThat(image.backlog()).isEqualTo(new Backlog(100_000, new Keys.Spread(64), Backlog.DEFAULT_PAYLOAD_BYTES));
+        assertThat(image.ordering()).isEqualTo(Ordering.PER_KEY);
+        assertThat(image.rounds()).isEqualTo(BlackBoxImage.DEFAULT_ROUNDS).isEqualTo(2);
+        assertThat(image.warmup()).as("as blackbox warms up its jar").isEqualTo(BlackBox.DEFAULT_WARMUP);
+        assertThat(image.image()).as("the run builds its own").isNull();
+        assertThat(image.servers()).isEqualTo(Servers.EMBEDDED);
+        assertThat(given.image()).isEqualTo("localhost/dispatcher:0.1.0");
+        assertThat(given.rounds()).isEqualTo(3);
+        assertThat(given.serviceArgs()).containsExactly("--dispatcher.relay.batch-size=500");
+        assertThat(quick.backlog().n()).isEqualTo(BlackBoxImage.QUICK_N);
+        assertThat(quick.rounds()).isEqualTo(BlackBoxImage.QUICK_ROUNDS).isEqualTo(1);
+        assertThat(quick.warmup()).isZero();
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-image", "--image", " "))
+                .hasMessageStartingWith("--image must name an image's tag");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-image", "--rounds", "0")).hasMessageContaining("--rounds")
+                .hasMessageContaining("'0'");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-image", "--fresh-n", "1000"))
+                .hasMessageContaining("blackbox-image does not take --fresh-n").hasMessageContaining("--image");
+    }
+
+    @Test
     void theScaleCurvesFreshStepsAreOffUnlessAsked() {
         BlackBoxScale plain = (BlackBoxScale) BenchMode.parse("blackbox-scale");
         BlackBoxScale fresh = (BlackBoxScale) BenchMode.parse("blackbox-scale", "--fresh-n", "100000");

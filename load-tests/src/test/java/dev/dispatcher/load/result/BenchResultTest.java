@@ -248,4 +248,26 @@ class BenchResultTest {
                 + "\"heap_after_gc_bytes_last\":42000000,\"heap_trough_bytes_last\":39000000,\"lost\":0,"
                 + "\"duplicates\":0,\"flat\":true}");
     }
+
+    @Test
+    void theImageRunPutsTheImagesFiguresBesideTheJarsAndLeavesOutABuildItDidNotRun() {
+        RelayImage built = new RelayImage(COMMON, 100_000, 2, 20500.0, 21000.0, 0.98, 6.1, 5.2,
+                List.of(20500.0, 20400.0), List.of(21000.0, 20900.0), List.of(6.1, 6.0), List.of(5.2, 5.3),
+                List.of(143, 143), List.of(143, 143), "localhost/dispatcher:bench", 200_000_000L, 9.5,
+                "-XX:MaxRAMPercentage=75.0", 0, 0);
+        RelayImage given = new RelayImage(COMMON, 1, 1, 1.0, 1.0, 1.0, 1.0, 1.0, List.of(1.0), List.of(1.0),
+                List.of(1.0), List.of(1.0), List.of(137), List.of(143), "localhost/dispatcher:0.1.0", 1L, null, "", 0,
+                0);
+
+        assertThat(built.line()).isEqualTo("RESULT {\"name\":\"relay-image\",\"pg_fsync\":true,\"brokers\":1,"
+                + "\"ordering\":\"per-key\",\"keys\":\"64\",\"payload_bytes\":256,\"warmup_n\":400000,"
+                + "\"warmup_rounds\":20,\"n\":100000,\"rounds\":2,\"msgs_per_s\":20500.0,"
+                + "\"jar_msgs_per_s\":21000.0,\"ratio_to_jar\":0.98,\"startup_s\":6.1,\"jar_startup_s\":5.2,"
+                + "\"image_rounds\":[20500.0,20400.0],\"jar_rounds\":[21000.0,20900.0],"
+                + "\"image_startup_rounds_s\":[6.1,6.0],\"jar_startup_rounds_s\":[5.2,5.3],"
+                + "\"image_exits\":[143,143],\"jar_exits\":[143,143],\"image\":\"localhost/dispatcher:bench\","
+                + "\"image_bytes\":200000000,\"image_build_s\":9.5,"
+                + "\"service_jvm_options\":\"-XX:MaxRAMPercentage=75.0\",\"lost\":0,\"duplicates\":0}");
+        assertThat(given.line()).doesNotContain("image_build_s").contains("\"image_exits\":[137]");
+    }
 }

@@ -292,31 +292,11 @@ class ManySourcesIT {
 
     /** Inserts {@code n} rows over 16 keys as an application would; returns their ids. */
     static List<String> insert(PostgresServer server, String topic, int n) throws SQLException {
-        List<String> ids = new ArrayList<>(n);
-        try (Connection c = server.openConnection(schema); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO outbox_message (topic, message_key, event_type, payload)"
-                        + " SELECT ?, 'k' || (g % 16), 'Test', convert_to('{\"n\":' || g || '}', 'UTF8')"
-                        + " FROM generate_series(1, ?) g RETURNING id::text")) {
-            insert.setString(1, topic);
-            insert.setInt(2, n);
-            try (ResultSet rows = insert.executeQuery()) {
-                while (rows.next()) {
-                    ids.add(rows.getString(1));
-                }
-            }
-        }
-        return ids;
+        return OutboxTestRows.insert(server, schema, topic, n);
     }
 
     static long delivered(PostgresServer server, List<String> ids) throws SQLException {
-        try (Connection c = server.openConnection(schema); PreparedStatement q = c.prepareStatement(
-                "SELECT count(*) FROM outbox_message WHERE status = 'DELIVERED' AND id = ANY(?::uuid[])")) {
-            q.setArray(1, c.createArrayOf("text", ids.toArray()));
-            try (ResultSet rows = q.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
+        return OutboxTestRows.delivered(server, schema, ids);
     }
 
     static long count(PostgresServer server, String where) throws SQLException {

@@ -275,31 +275,11 @@ class PoolerIT {
 
     /** Inserts {@code n} rows over 16 keys as an application would, straight into PostgreSQL; returns their ids. */
     private static List<String> insert(String topic, int n) throws SQLException {
-        List<String> ids = new ArrayList<>(n);
-        try (Connection c = SERVER.openConnection(schema); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO outbox_message (topic, message_key, event_type, payload)"
-                        + " SELECT ?, 'k' || (g % 16), 'Test', convert_to('{\"n\":' || g || '}', 'UTF8')"
-                        + " FROM generate_series(1, ?) g RETURNING id::text")) {
-            insert.setString(1, topic);
-            insert.setInt(2, n);
-            try (ResultSet rows = insert.executeQuery()) {
-                while (rows.next()) {
-                    ids.add(rows.getString(1));
-                }
-            }
-        }
-        return ids;
+        return OutboxTestRows.insert(SERVER, schema, topic, n);
     }
 
     private static long delivered(List<String> ids) throws SQLException {
-        try (Connection c = SERVER.openConnection(schema); PreparedStatement q = c.prepareStatement(
-                "SELECT count(*) FROM outbox_message WHERE status = 'DELIVERED' AND id = ANY(?::uuid[])")) {
-            q.setArray(1, c.createArrayOf("text", ids.toArray()));
-            try (ResultSet rows = q.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
+        return OutboxTestRows.delivered(SERVER, schema, ids);
     }
 
     private static long count(String table, String where) throws SQLException {

@@ -37,6 +37,7 @@ final class PoolerSessionCheck {
             @Nullable String listenUrl, Duration pollInterval, Map<String, String> configuredTimeouts) {
         Session session;
         try {
+            // the start-up thread (bean creation), never a Reactor thread: start-up waits for this one answer
             session = SessionSettings.read(connections)
                     .block(TIMEOUT);
         } catch (RuntimeException e) {

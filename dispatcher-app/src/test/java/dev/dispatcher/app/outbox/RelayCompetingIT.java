@@ -11,10 +11,12 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -142,6 +144,24 @@ class RelayCompetingIT {
         List<ConsumerRecord<String, byte[]>> records = fx.kafka.consume(topic, (int) total, Duration.ofSeconds(30));
         assertThat(records).as("records up to the end offsets of " + topic).hasSize((int) total);
         return records;
+    }
+
+    /**
+     * Every record consumed from {@code topic}, grouped by key (keys in order), as the {@code seq} of the row each
+     * came from, in offset order: what a consumer of one key sees, compared with the order the rows were written in.
+     */
+    static Map<String, List<Long>> seqsByKey(RelayFixture fx, String topic) throws Exception {
+        Map<String, Long> seqById = new HashMap<>();
+        try (Connection c = fx.jdbc(); ResultSet rows = c.createStatement().executeQuery(
+                "SELECT id, seq FROM outbox_message")) {
+            while (rows.next()) {
+                seqById.put(rows.getString(1), rows.getLong(2));
+            }
+        }
+        Map<String, List<Long>> byKey = new TreeMap<>();
+        consumeAll(fx, topic).stream().sorted(Comparator.comparingLong(ConsumerRecord::offset)).forEach(r ->
+                byKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(seqById.get(header(r, "message-id"))));
+        return byKey;
     }
 
     static String header(ConsumerRecord<String, byte[]> r, String name) {

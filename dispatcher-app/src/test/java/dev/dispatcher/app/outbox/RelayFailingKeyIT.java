@@ -66,24 +66,10 @@ class RelayFailingKeyIT {
                     .as("the failing key's later rows wait behind its head, never charged an attempt").isZero();
             assertThat(fx.count("message_key <> '" + FAILING + "' AND status <> 'DELIVERED'")).isZero();
 
-            Map<String, Long> seqById = new HashMap<>();
-            try (Connection c = fx.jdbc(); ResultSet rows = c.createStatement().executeQuery(
-                    "SELECT id, seq FROM outbox_message")) {
-                while (rows.next()) {
-                    seqById.put(rows.getString(1), rows.getLong(2));
-                }
-            }
-            Map<String, List<ConsumerRecord<String, byte[]>>> byKey = new TreeMap<>();
-            for (ConsumerRecord<String, byte[]> r : RelayCompetingIT.consumeAll(fx, topic)) {
-                byKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r);
-            }
-            assertThat(byKey).hasSize(KEYS - 1).doesNotContainKey(FAILING);
-            byKey.forEach((key, records) -> {
-                records.sort(Comparator.comparingLong(ConsumerRecord::offset));
-                List<Long> seqs = records.stream().map(r -> seqById.get(RelayCompetingIT.header(r, "message-id")))
-                        .toList();
-                assertThat(seqs).as("key %s complete and in seq order", key).hasSize(PER_KEY).isSorted();
-            });
+            Map<String, List<Long>> seqsByKey = RelayCompetingIT.seqsByKey(fx, topic);
+            assertThat(seqsByKey).hasSize(KEYS - 1).doesNotContainKey(FAILING);
+            seqsByKey.forEach((key, seqs) ->
+                    assertThat(seqs).as("key %s complete and in seq order", key).hasSize(PER_KEY).isSorted());
         }
     }
 

@@ -125,24 +125,9 @@ class RelayTopicKeyOrderIT {
 
     /** Every key consumed from {@code topic} has all its rows, in seq order; {@code keys} keys in all. */
     private static void assertInSeqOrderPerKey(RelayFixture fx, String topic, int keys) throws Exception {
-        Map<String, Long> seqById = new HashMap<>();
-        try (Connection c = fx.jdbc(); ResultSet rows = c.createStatement().executeQuery(
-                "SELECT id, seq FROM outbox_message")) {
-            while (rows.next()) {
-                seqById.put(rows.getString(1), rows.getLong(2));
-            }
-        }
-        Map<String, List<ConsumerRecord<String, byte[]>>> byKey = new TreeMap<>();
-        for (ConsumerRecord<String, byte[]> r : RelayCompetingIT.consumeAll(fx, topic)) {
-            byKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r);
-        }
-        assertThat(byKey).hasSize(keys);
-        byKey.forEach((key, records) -> {
-            records.sort(Comparator.comparingLong(ConsumerRecord::offset));
-            List<Long> seqs = records.stream().map(r -> seqById.get(RelayCompetingIT.header(r, "message-id")))
-                    .toList();
-            assertThat(seqs).as("key %s complete and in seq order", key).hasSize(PER_KEY).isSorted()
-                    .doesNotHaveDuplicates();
-        });
+        Map<String, List<Long>> seqsByKey = RelayCompetingIT.seqsByKey(fx, topic);
+        assertThat(seqsByKey).hasSize(keys);
+        seqsByKey.forEach((key, seqs) -> assertThat(seqs).as("key %s complete and in seq order", key)
+                .hasSize(PER_KEY).isSorted().doesNotHaveDuplicates());
     }
 }

@@ -117,30 +117,21 @@ class RelayDatabaseConnectionsKilledIT {
 
     /** The relay's sessions that last ran LISTEN or its keep-alive: the listener's (the pool runs neither). */
     private static long countListeners(RelayFixture fx, String workerId) throws Exception {
-        try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM"
-                + " pg_stat_activity WHERE application_name = ? AND query IN ('LISTEN dispatcher_outbox', 'SELECT 1')")) {
-            s.setString(1, workerId);
-            try (ResultSet rows = s.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
+        return countSessions(fx, workerId, "query IN ('LISTEN dispatcher_outbox', 'SELECT 1')");
     }
 
     private static long countActiveBackends(RelayFixture fx, String workerId) throws Exception {
-        try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state <> 'idle'")) {
-            s.setString(1, workerId);
-            try (ResultSet rows = s.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
+        return countSessions(fx, workerId, "state <> 'idle'");
     }
 
     private static long countBackends(RelayFixture fx, String workerId) throws Exception {
+        return countSessions(fx, workerId, "true");
+    }
+
+    /** The sessions of {@code workerId} (its application name) that satisfy {@code condition}. */
+    private static long countSessions(RelayFixture fx, String workerId, String condition) throws Exception {
         try (Connection c = fx.jdbc(); PreparedStatement s = c.prepareStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND " + condition)) {
             s.setString(1, workerId);
             try (ResultSet rows = s.executeQuery()) {
                 rows.next();

@@ -177,7 +177,7 @@ public final class LeasedTableSql {
      * input id, in first-occurrence order, with {@code id}, the {@code snap_*}, {@code cur_*} and {@code upd_*}
      * views and {@code db_now}.
      *
-     * <p>Shape (docs/design.md, "Leases, transitions and outcomes"): inputs are de-duplicated (first occurrence wins) and carried with their
+     * <p>Shape (docs/reference-queue.md, "Transitions and outcomes"): inputs are de-duplicated (first occurrence wins) and carried with their
      * ordinal; {@code cur} locks the current rows in id order ({@code FOR NO KEY UPDATE} waits for a concurrent
      * writer, then yields its committed version, or nothing if it deleted the row), so two batches never deadlock;
      * {@code cur} and the UPDATE are fed by their own materialised unnest of the parameters ({@code req}; one input

@@ -44,7 +44,7 @@ import reactor.core.scheduler.Schedulers;
  * hand-off, and every record needs its own result. {@code KafkaSender.send} either hands off every record
  * ({@code stopOnError(false)}) or ends with one error that does not say which record failed
  * ({@code stopOnError(true)}), and {@code doOnProducer} refuses {@code send}. So sends use kafka-clients
- * directly, behind this adapter, as docs/design.md describes; reactor-kafka stays for the inbox receiver.
+ * directly, behind this adapter, as docs/reference-relay.md describes; reactor-kafka stays for the inbox receiver.
  *
  * <p>Two producers with the same settings but {@code linger.ms}: records of a full claim wait the configured linger
  * to fill the producer's batches, records of a partial claim leave at once ({@link RecordPublisher.Pace}). A key's

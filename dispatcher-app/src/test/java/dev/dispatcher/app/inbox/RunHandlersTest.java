@@ -52,7 +52,7 @@ class RunHandlersTest {
         List<ClaimedInboxMessage> batch = List.of(message("a3", "a", null, 3), message("b1", "b", null, 2),
                 message("a1", "a", null, 1), message("u1", null, null, 4), message("a2", "a", null, 2),
                 message("x1", null, new byte[] {0, 'a'}, 6), message("x2", null, new byte[] {0, 'a'}, 7));
-        RunHandlers strategy = new RunHandlers(new NoTransactions(), handler, settings(2), null);
+        RunHandlers strategy = new RunHandlers(new NoTransactions(), handler, settings(2));
 
         List<Attempt<ClaimedInboxMessage>> attempts = strategy.work(batch(batch)).block(Duration.ofSeconds(10));
 
@@ -72,7 +72,7 @@ class RunHandlersTest {
     void aBatchWithARunAsLongAsAClaimTakesOfAKeyMayHaveLeftRowsOfThatKey() {
         // batch size 10, concurrency 4: a claim takes at most 3 rows of a key
         RunHandlers strategy = new RunHandlers(new NoTransactions(),
-                InboxFixture.withoutTransaction((m, c) -> Mono.empty()), settings(4), null);
+                InboxFixture.withoutTransaction((m, c) -> Mono.empty()), settings(4));
         assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("a1", "a", null, 1), message("b1", "b", null, 2),
                 message("a2", "a", null, 3), message("a3", "a", null, 4)))).isTrue();
         assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("a1", "a", null, 1), message("b1", "b", null, 2),

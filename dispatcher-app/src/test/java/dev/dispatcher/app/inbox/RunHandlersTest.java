@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
+import dev.dispatcher.app.queue.Batches;
 import dev.dispatcher.app.store.Backlog;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.app.store.InboxStore;
@@ -93,7 +94,7 @@ class RunHandlersTest {
                         List.of("0a2", "0a"));
     }
 
-    private static InboxSettings settings(int concurrency) {
+    static InboxSettings settings(int concurrency) {
         return new InboxSettings("c", "w", 10, concurrency, 2, Duration.ofSeconds(30), Duration.ofMillis(100),
                 Duration.ZERO, RetryPolicy.of(Duration.ofMillis(10), Duration.ofMillis(10), 2.0, Jitter.NONE, 5,
                         new SplittableRandom(1)), 100, Duration.ofSeconds(5), Duration.ofSeconds(5), 1024)
@@ -108,7 +109,7 @@ class RunHandlersTest {
     }
 
     /** Rows of a consumer whose handler needs no transaction: nothing here is ever called. */
-    private static final class NoTransactions implements InboxStore.Consumer {
+    static final class NoTransactions implements InboxStore.Consumer {
 
         @Override
         public String name() {
@@ -148,20 +149,6 @@ class RunHandlersTest {
     }
 
     private static BatchStrategy.Batch<ClaimedInboxMessage> batch(List<ClaimedInboxMessage> messages) {
-        return new BatchStrategy.Batch<>() {
-            @Override
-            public List<ClaimedInboxMessage> messages() {
-                return messages;
-            }
-
-            @Override
-            public boolean stopping() {
-                return false;
-            }
-
-            @Override
-            public void written(ClaimedInboxMessage message) {
-            }
-        };
+        return Batches.of(messages, false);
     }
 }

@@ -22,7 +22,8 @@ import java.util.Set;
  *
  * <p>A row whose topic's breaker refuses it is held back with the topic's outage rule ({@link
  * TopicBreakers#heldBack}); in an ordered lane the rows after it are not attempted and not handed off ({@link
- * KeyRuns.Run}), so nothing overtakes it; in an unordered lane the others go. Not thread-safe: one hand-off's state, settled once.
+ * KeyRuns.Run}), so nothing overtakes it; in an unordered lane the others go. Not thread-safe: one hand-off's
+ * state, settled once.
  */
 final class LanePlan {
 

@@ -109,7 +109,8 @@ public final class ClaimLoop<M extends Claimed> {
      * @param name what logs call this loop ({@code relay}, {@code inbox orders})
      * @param queue the port
      * @param strategy what to do with a batch
-     * @param deadLetters where the messages the loop dead-letters go before their transitions are written
+     * @param deadLetters where the messages the loop dead-letters go before their transitions are written ({@link
+     *     DeadLetterPort#none()}: the table alone)
      * @param settings the knobs
      * @param metrics counters and warnings
      * @param paused the pause switch (the relay's cluster-wide switch; never for the inbox)
@@ -128,12 +129,6 @@ public final class ClaimLoop<M extends Claimed> {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.writer = new TransitionWriter(queue, settings, metrics, scheduler);
         this.pacing = ClaimPacing.initial(settings, scheduler.now(TimeUnit.NANOSECONDS));
-    }
-
-    /** A loop that dead-letters in the table alone (no dead-letter topic). */
-    public ClaimLoop(String name, LeasedQueue<M> queue, BatchStrategy<M> strategy, LoopSettings settings,
-            DispatcherMetrics metrics, BooleanSupplier paused, Scheduler scheduler) {
-        this(name, queue, strategy, DeadLetterPort.none(), settings, metrics, paused, scheduler);
     }
 
     /**

@@ -29,7 +29,8 @@ record DecidedTransition<M extends Claimed>(Attempt<M> attempt, Transition trans
     /** Decides {@code attempt}'s transition under {@code policy}. */
     static <M extends Claimed> DecidedTransition<M> of(Attempt<M> attempt, RetryPolicy policy) {
         Transition transition = switch (attempt) {
-            case Attempt.Dispatched<M> d -> DispatchDecision.decide(d.result(), d.message().leased().attempts(), policy);
+            case Attempt.Dispatched<M> d ->
+                    DispatchDecision.decide(d.result(), d.message().leased().attempts(), policy);
             case Attempt.Written<M> w -> w.transition();
         };
         return new DecidedTransition<>(attempt, transition);

@@ -89,7 +89,7 @@ public final class KeyRuns {
             this.ordered = ordered;
         }
 
-        /** Whether the run stopped: the messages left are not to be worked, but {@linkplain #notAttempted() given back}. */
+        /** Whether the run stopped: the messages left are not worked, but {@linkplain #notAttempted() given back}. */
         public boolean stopped() {
             return stopped;
         }

@@ -2,7 +2,6 @@ package dev.dispatcher.domain;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The one place that turns a dispatch result into the transition to write. Total: every result and attempt count
@@ -44,24 +43,6 @@ public final class DispatchDecision {
                 case TRANSIENT -> policy.isExhausted(attempts) ? exhausted(f, attempts)
                         : new Transition.ScheduleRetry(policy.delayAfter(Math.max(1, attempts)), f.error());
             };
-        };
-    }
-
-    /**
-     * The dead letter {@link #decide} makes of {@code result}, or empty when it makes another transition. Unlike
-     * {@code decide} it never draws a retry's jitter, so a worker may ask it before the transition is decided and
-     * written (to hand a message on to a dead-letter topic first) without changing the retry delays that follow.
-     */
-    public static Optional<Transition.DeadLetter> deadLetter(DispatchResult result, int attempts, RetryPolicy policy) {
-        Objects.requireNonNull(result, "result");
-        Objects.requireNonNull(policy, "policy");
-        if (!(result instanceof DispatchResult.Failed f)) {
-            return Optional.empty();
-        }
-        return switch (f.kind()) {
-            case PERMANENT -> Optional.of(permanent(f));
-            case UNAVAILABLE -> Optional.empty();
-            case TRANSIENT -> policy.isExhausted(attempts) ? Optional.of(exhausted(f, attempts)) : Optional.empty();
         };
     }
 

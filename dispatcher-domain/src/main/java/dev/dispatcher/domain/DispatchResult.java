@@ -6,7 +6,10 @@ import java.util.Objects;
 /** What happened when a worker tried to hand one message on (publish it to Kafka, or run its inbox handler). */
 public sealed interface DispatchResult {
 
-    /** The destination confirmed the message. */
+    /**
+     * The destination confirmed the message: Kafka acknowledged it ({@link #PUBLISHED}), or the handler completed
+     * ({@link #HANDLED}).
+     */
     record Published() implements DispatchResult {
     }
 
@@ -52,5 +55,12 @@ public sealed interface DispatchResult {
         }
     }
 
+    /** The relay's success: Kafka acknowledged the record. */
     DispatchResult PUBLISHED = new Published();
+
+    /**
+     * The inbox's success: the consumer's handler completed. The same outcome as {@link #PUBLISHED} for the decision
+     * (the message is delivered); a name of its own so the inbox does not say it published anything.
+     */
+    DispatchResult HANDLED = PUBLISHED;
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.time.Duration;
-import java.util.Optional;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -15,8 +14,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Invariants of {@link DispatchDecision#decide}: totality and the result-to-transition mapping; {@link
- * DispatchDecision#deadLetter} agrees with it.
+ * Invariants of {@link DispatchDecision#decide}: totality and the result-to-transition mapping.
  */
 class DispatchDecisionPropertiesTest {
 
@@ -108,18 +106,6 @@ class DispatchDecisionPropertiesTest {
                 failures(FailureKind.UNAVAILABLE),
                 Arbitraries.strings().ofMaxLength(40).map(DispatchResult.NotAttempted::new),
                 deferrals());
-    }
-
-    @Property
-    void deadLetterIsExactlyTheDeadLetterTheDecisionMakes(
-            @ForAll("results") DispatchResult result,
-            @ForAll("attempts") int attempts,
-            @ForAll("policies") RetryPolicy policy) {
-        Transition decided = DispatchDecision.decide(result, attempts, policy);
-
-        assertThat(DispatchDecision.deadLetter(result, attempts, policy))
-                .isEqualTo(decided instanceof Transition.DeadLetter dead ? Optional.of(dead)
-                        : Optional.empty());
     }
 
     @Property

@@ -5,6 +5,7 @@ import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.kafka.RecordReceiver;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.queue.ClaimLoop;
+import dev.dispatcher.app.queue.DeadLetterPort;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.app.store.InboxStore;
 import java.util.Objects;
@@ -57,14 +58,13 @@ final class InboxConsumer {
     static ClaimLoop<ClaimedInboxMessage> handlerLoop(InboxStore.Consumer rows, InboxHandler handler,
             InboxSettings settings, DispatcherMetrics metrics, Scheduler scheduler,
             @Nullable RecordPublisher deadLetters) {
-        DeadLetterPublisher deadLetterPublisher = null;
+        DeadLetterPort<ClaimedInboxMessage> port = DeadLetterPort.none();
         if (settings.deadLetterTopic() != null) {
-            deadLetterPublisher = new DeadLetterPublisher(Objects.requireNonNull(deadLetters,
-                    "a publisher for the dead-letter topic"), "inbox " + settings.consumer(), metrics);
+            port = new InboxDeadLetters(settings.deadLetterTopic(), new DeadLetterPublisher(Objects.requireNonNull(
+                    deadLetters, "a publisher for the dead-letter topic"), "inbox " + settings.consumer(), metrics));
         }
-        return new ClaimLoop<>("inbox " + settings.consumer(), rows,
-                new RunHandlers(rows, handler, settings, deadLetterPublisher), settings.loop(), metrics, () -> false,
-                scheduler);
+        return new ClaimLoop<>("inbox " + settings.consumer(), rows, new RunHandlers(rows, handler, settings), port,
+                settings.loop(), metrics, () -> false, scheduler);
     }
 
     /** Starts the handler loop, then the intake. */

@@ -1,10 +1,8 @@
 package dev.dispatcher.app.inbox;
 
-import dev.dispatcher.app.kafka.DeadLetterPublisher;
-import dev.dispatcher.app.kafka.DeadLetterRecords;
-import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
+import dev.dispatcher.app.queue.KeyRuns;
 import dev.dispatcher.app.queue.WorkLimiter;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.app.store.DatabaseFailures;
@@ -17,12 +15,8 @@ import dev.dispatcher.domain.Transition;
 import io.r2dbc.spi.Connection;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -46,13 +40,14 @@ import reactor.core.publisher.Mono;
  * <p>Per-key order ({@link Ordering#PER_KEY}): the claim gave each key's rows to this batch as one run from the
  * key's head. A run is handled one message after another in {@code seq} order, in one of the {@code concurrency}
  * places (keys run concurrently); it stops at its first message that is not handled (failed, or its completion not
- * applied), and the rest of the run is not attempted, so the loop releases them without spending attempts and
- * nothing of the key overtakes the failed message, which holds back its key until it succeeds or is dead-lettered.
+ * applied), and the rest of the run is not attempted ({@link KeyRuns#inOrder}), so the loop releases them without
+ * spending attempts and nothing of the key overtakes the failed message, which holds back its key until it succeeds
+ * or is dead-lettered.
  * Messages without a key are handled as with {@link Ordering#NONE}.
  *
- * <p>Dead-letter topic: the messages of a batch that the loop dead-letters are first published to the consumer's
- * dead-letter topic ({@link #beforeDeadLetter}, {@link DeadLetterPublisher}), so their rows turn {@code
- * DEAD_LETTERED} after the topic has them (or after the topic refused them, counted).
+ * <p>Dead-letter topic: the messages of a batch that the loop dead-letters go to the consumer's dead-letter port
+ * ({@link InboxDeadLetters}), so their rows turn {@code DEAD_LETTERED} after the topic has them (or after the topic
+ * refused them, counted).
  */
 final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
 
@@ -60,15 +55,12 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
     private final InboxHandler handler;
     private final InboxSettings settings;
     private final WorkLimiter limiter;
-    private final @Nullable DeadLetterPublisher deadLetters;
 
-    RunHandlers(InboxStore.Consumer rows, InboxHandler handler, InboxSettings settings,
-            @Nullable DeadLetterPublisher deadLetters) {
+    RunHandlers(InboxStore.Consumer rows, InboxHandler handler, InboxSettings settings) {
         this.rows = Objects.requireNonNull(rows, "rows");
         this.handler = Objects.requireNonNull(handler, "handler");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.limiter = new WorkLimiter(settings.concurrency());
-        this.deadLetters = deadLetters;
     }
 
     @Override
@@ -78,7 +70,7 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
                     .flatMap(m -> limiter.run(Mono.defer(() -> attempt(m, batch))), Integer.MAX_VALUE)
                     .collectList();
             case PER_KEY, PER_KEY_ACROSS_TOPICS -> Flux.fromIterable(runs(batch.messages()))
-                    .flatMap(run -> limiter.run(inOrder(run, batch)), Integer.MAX_VALUE)
+                    .flatMap(run -> limiter.run(KeyRuns.inOrder(run, m -> attempt(m, batch))), Integer.MAX_VALUE)
                     .flatMapIterable(attempts -> attempts)
                     .collectList();
         };
@@ -99,50 +91,25 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
             return false;
         }
         int keyRun = settings.keyRun();
-        return runs(batch).stream().anyMatch(run -> run.size() >= keyRun && run.getFirst().orderingKey() != null);
+        return KeyRuns.byKey(batch, RunHandlers::key).runs().stream().anyMatch(run -> run.size() >= keyRun);
     }
 
     /**
-     * A batch as runs: each key's messages in {@code seq} order (keys by their bytes, in the order they first
-     * appear), and each message without a key alone.
+     * A batch as runs ({@link KeyRuns#byKey}): each message without a key alone, then each key's messages in {@code
+     * seq} order (keys by their bytes, in the order they first appear).
      */
     static List<List<ClaimedInboxMessage>> runs(List<ClaimedInboxMessage> batch) {
-        Map<ByteBuffer, List<ClaimedInboxMessage>> byKey = new LinkedHashMap<>();
-        List<List<ClaimedInboxMessage>> runs = new ArrayList<>();
-        for (ClaimedInboxMessage m : batch) {
-            byte[] key = m.orderingKey();
-            if (key == null) {
-                runs.add(List.of(m));
-            } else {
-                byKey.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayList<>()).add(m);
-            }
-        }
-        byKey.values().forEach(run -> {
-            run.sort(Comparator.comparingLong(m -> m.leased().seq()));
-            runs.add(run);
-        });
+        KeyRuns.Grouped<ClaimedInboxMessage> grouped = KeyRuns.byKey(batch, RunHandlers::key);
+        List<List<ClaimedInboxMessage>> runs = new ArrayList<>(grouped.unkeyed().size() + grouped.runs().size());
+        grouped.unkeyed().forEach(m -> runs.add(List.of(m)));
+        runs.addAll(grouped.runs());
         return runs;
     }
 
-    /** One run, one message after another; the messages after the first one not handled are not attempted. */
-    private Mono<List<Attempt<ClaimedInboxMessage>>> inOrder(List<ClaimedInboxMessage> run,
-            Batch<ClaimedInboxMessage> batch) {
-        return Mono.defer(() -> {
-            AtomicBoolean blocked = new AtomicBoolean(); // this subscription's; the run is sequential
-            return Flux.fromIterable(run)
-                    .concatMap(m -> Mono.defer(() -> blocked.get()
-                            ? Mono.just(notAttempted(m, "an earlier message of its key was not handled"))
-                            : attempt(m, batch).doOnNext(a -> blocked.set(!handled(a)))))
-                    .collectList();
-        });
-    }
-
-    /** Whether {@code attempt} handled its message: the handler succeeded, and a completion it wrote was applied. */
-    private static boolean handled(Attempt<ClaimedInboxMessage> attempt) {
-        return switch (attempt) {
-            case Attempt.Dispatched<ClaimedInboxMessage> d -> d.result() instanceof DispatchResult.Published;
-            case Attempt.Written<ClaimedInboxMessage> w -> w.result().isApplied();
-        };
+    /** A message's key as {@link KeyRuns#byKey} compares it (by its bytes), or null. */
+    private static @Nullable ByteBuffer key(ClaimedInboxMessage m) {
+        byte[] key = m.orderingKey();
+        return key == null ? null : ByteBuffer.wrap(key);
     }
 
     private Mono<Attempt<ClaimedInboxMessage>> attempt(ClaimedInboxMessage m, Batch<ClaimedInboxMessage> batch) {
@@ -152,30 +119,11 @@ final class RunHandlers implements BatchStrategy<ClaimedInboxMessage> {
         return handle(m, batch);
     }
 
-    /**
-     * Publishes the messages the loop dead-letters to the consumer's dead-letter topic, if it has one: each with its
-     * value, key and headers plus the reason, attempts and source topic ({@link DeadLetterRecords}).
-     */
-    @Override
-    public Mono<Void> beforeDeadLetter(List<DeadLetter<ClaimedInboxMessage>> deadLetters) {
-        DeadLetterTopic topic = settings.deadLetterTopic();
-        if (this.deadLetters == null || topic == null) {
-            return Mono.empty();
-        }
-        List<DeadLetterPublisher.Letter> letters = new ArrayList<>(deadLetters.size());
-        for (DeadLetter<ClaimedInboxMessage> dead : deadLetters) {
-            ClaimedInboxMessage m = dead.message();
-            letters.add(new DeadLetterPublisher.Letter(m.leased().id().value(), DeadLetterRecords.of(topic, m.topic(),
-                    m.key(), m.keyBytes(), m.payload(), m.headers(), dead.reason(), m.leased().attempts())));
-        }
-        return this.deadLetters.publish(letters);
-    }
-
     private Mono<Attempt<ClaimedInboxMessage>> handle(ClaimedInboxMessage m, Batch<ClaimedInboxMessage> batch) {
         InboxMessage message = InboxMessage.of(m);
         if (!handler.transactional()) {
             return run(message, null)
-                    .thenReturn(dispatched(m, DispatchResult.PUBLISHED))
+                    .thenReturn(dispatched(m, DispatchResult.HANDLED))
                     .onErrorResume(e -> Mono.just(dispatched(m, failed(e))));
         }
         Transition deliver = new Transition.Deliver();

@@ -4,6 +4,7 @@ import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordFormat;
 import dev.dispatcher.app.kafka.RecordPublisher;
+import dev.dispatcher.app.queue.KeyRuns;
 import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.domain.DispatchResult;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -20,8 +21,9 @@ import java.util.Set;
  * the topic-breaker permissions the lane holds (one call per lane and topic).
  *
  * <p>A row whose topic's breaker refuses it is held back with the topic's outage rule ({@link
- * TopicBreakers#heldBack}); in an ordered lane the rows after it are not attempted and not handed off, so nothing
- * overtakes it; in an unordered lane the others go. Not thread-safe: one hand-off's state, settled once.
+ * TopicBreakers#heldBack}); in an ordered lane the rows after it are not attempted and not handed off ({@link
+ * KeyRuns.Run}), so nothing overtakes it; in an unordered lane the others go. Not thread-safe: one hand-off's
+ * state, settled once.
  */
 final class LanePlan {
 
@@ -49,12 +51,11 @@ final class LanePlan {
             RecordFormat format) {
         LanePlan plan = new LanePlan(lane, format);
         Set<String> refused = new HashSet<>();
-        boolean blocked = false;
+        KeyRuns.Run run = KeyRuns.run(lane.ordered());
         for (int i = 0; i < lane.messages().size(); i++) {
             ClaimedOutboxMessage m = lane.messages().get(i);
-            if (blocked) {
-                plan.results[i] = new DispatchResult.NotAttempted("an earlier message of key " + m.key()
-                        + " was held back");
+            if (run.stopped()) {
+                plan.results[i] = run.notAttempted();
                 continue;
             }
             String topic = m.topic();
@@ -69,8 +70,7 @@ final class LanePlan {
             if (plan.permits.containsKey(topic)) {
                 plan.sent.add(i);
             } else {
-                plan.results[i] = topics.heldBack(topic, now, seenMissing);
-                blocked = lane.ordered();
+                plan.results[i] = run.next(topics.heldBack(topic, now, seenMissing));
             }
         }
         return plan;

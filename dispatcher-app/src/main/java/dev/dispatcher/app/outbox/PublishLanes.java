@@ -1,12 +1,12 @@
 package dev.dispatcher.app.outbox;
 
-import dev.dispatcher.app.kafka.DeadLetterPublisher;
 import dev.dispatcher.app.kafka.PublishResult;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
+import dev.dispatcher.app.queue.KeyRuns;
 import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.Ordering;
 import dev.dispatcher.domain.DispatchResult;
@@ -18,9 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,7 +38,7 @@ import reactor.core.publisher.Mono;
  * such group in one hand-off ({@link RecordPublisher#publishAll}: one task on the send thread and one continuation
  * per group, not per lane), the next group once the previous one was acknowledged. In an ordered lane, hand-off
  * stops at the first refused record and the rest of the run is not attempted (released without spending attempts),
- * so nothing overtakes a failed record.
+ * so nothing overtakes a failed record: the kernel's {@link KeyRuns} groups the lanes and owns that rule.
  *
  * <p>Failures stay with the smallest thing that failed ({@link dev.dispatcher.app.kafka.SendFailure.Scope}). A
  * record's own failure costs that record (and holds back its key's later rows). A topic's failure counts only
@@ -55,9 +53,8 @@ import reactor.core.publisher.Mono;
  * ({@link #available()}) but probes Kafka every poll interval, half-opening the breaker when it answers.
  *
  * <p>Records are built in the configured {@link dev.dispatcher.app.kafka.RecordFormat} when their lane is planned.
- * With a dead-letter topic, the rows the loop dead-letters are published there before their transitions are written
- * ({@link #beforeDeadLetter}), after every lane of the batch was handed off: a dead-letter send never delays a
- * lane, and counts on no breaker.
+ * The rows the loop dead-letters go to the relay's dead-letter port ({@link RelayDeadLetters}), after every lane of
+ * the batch was handed off: a dead-letter send never delays a lane, and counts on no breaker.
  */
 final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
 
@@ -71,8 +68,6 @@ final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
     private final RelaySettings settings;
     private final DispatcherMetrics metrics;
     private final Clock clock;
-    /** Publishes dead letters to the dead-letter topic; null when there is none. */
-    private final @Nullable RelayDeadLetters deadLetters;
 
     /** What the relay-wide circuit breaker records for a lane that met an unavailable broker. */
     private static final RuntimeException KAFKA_UNAVAILABLE =
@@ -87,9 +82,6 @@ final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.topics = new TopicBreakers(topicBreakers, publisher, settings.missingTopicTimeout(), metrics, clock);
-        this.deadLetters = settings.deadLetterTopic() == null ? null
-                : new RelayDeadLetters(settings.deadLetterTopic(), settings.format(),
-                        new DeadLetterPublisher(publisher, "relay " + settings.loop().workerId(), metrics));
     }
 
     @Override
@@ -154,23 +146,12 @@ final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
             case NONE -> List.of(new Lane(batch, false));
             case PER_KEY, PER_KEY_ACROSS_TOPICS -> {
                 boolean byTopic = settings.ordering() == Ordering.PER_KEY;
-                Map<Unit, List<ClaimedOutboxMessage>> runs = new LinkedHashMap<>();
-                List<ClaimedOutboxMessage> unkeyed = new ArrayList<>();
-                for (ClaimedOutboxMessage m : batch) {
-                    if (m.key() == null) {
-                        unkeyed.add(m);
-                    } else {
-                        runs.computeIfAbsent(new Unit(byTopic ? m.topic() : null, m.key()), u -> new ArrayList<>())
-                                .add(m);
-                    }
-                }
-                List<Lane> lanes = new ArrayList<>(runs.size() + 1);
-                runs.values().forEach(run -> {
-                    run.sort((a, b) -> Long.compare(a.leased().seq(), b.leased().seq()));
-                    lanes.add(new Lane(run, true));
-                });
-                if (!unkeyed.isEmpty()) {
-                    lanes.add(new Lane(unkeyed, false));
+                KeyRuns.Grouped<ClaimedOutboxMessage> grouped = KeyRuns.byKey(batch,
+                        m -> m.key() == null ? null : new Unit(byTopic ? m.topic() : null, m.key()));
+                List<Lane> lanes = new ArrayList<>(grouped.runs().size() + 1);
+                grouped.runs().forEach(run -> lanes.add(new Lane(run, true)));
+                if (!grouped.unkeyed().isEmpty()) {
+                    lanes.add(new Lane(grouped.unkeyed(), false));
                 }
                 yield lanes;
             }
@@ -290,22 +271,18 @@ final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
                 .then();
     }
 
-    /** The lane's attempts, with the publish timers of its published rows. */
+    /** The lane's attempts under the run rule ({@link KeyRuns.Run}), with the publish timers of its published rows. */
     private List<Attempt<ClaimedOutboxMessage>> attempts(LanePlan plan, Duration latency, Instant now) {
         Lane lane = plan.lane();
         List<DispatchResult> results = plan.results();
         List<Attempt<ClaimedOutboxMessage>> attempts = new ArrayList<>(results.size());
-        boolean blocked = false;
+        KeyRuns.Run run = KeyRuns.run(lane.ordered());
         for (int i = 0; i < results.size(); i++) {
             ClaimedOutboxMessage m = lane.messages().get(i);
-            DispatchResult r = results.get(i);
+            DispatchResult r = run.next(results.get(i));
             if (r instanceof DispatchResult.Published) {
                 metrics.publishLatency(latency);
                 metrics.commitToPublish(Duration.between(m.createdAt(), now));
-            } else if (blocked) {
-                r = new DispatchResult.NotAttempted("an earlier message of key " + m.key() + " failed");
-            } else {
-                blocked = lane.ordered();
             }
             attempts.add(new Attempt.Dispatched<>(m, r));
         }
@@ -316,14 +293,5 @@ final class PublishLanes implements BatchStrategy<ClaimedOutboxMessage> {
         DispatchResult result = new DispatchResult.NotAttempted(reason);
         return lane.messages().stream().<Attempt<ClaimedOutboxMessage>>map(m -> new Attempt.Dispatched<>(m, result))
                 .toList();
-    }
-
-    /**
-     * Publishes the rows the loop dead-letters to the dead-letter topic first, when one is configured ({@link
-     * RelayDeadLetters}); the loop writes their transitions once this completes.
-     */
-    @Override
-    public Mono<Void> beforeDeadLetter(List<DeadLetter<ClaimedOutboxMessage>> deadLetters) {
-        return this.deadLetters == null ? Mono.empty() : this.deadLetters.publish(deadLetters);
     }
 }

@@ -1,8 +1,10 @@
 package dev.dispatcher.app.outbox;
 
+import dev.dispatcher.app.kafka.DeadLetterPublisher;
 import dev.dispatcher.app.kafka.RecordPublisher;
 import dev.dispatcher.app.observe.DispatcherMetrics;
 import dev.dispatcher.app.queue.ClaimLoop;
+import dev.dispatcher.app.queue.DeadLetterPort;
 import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import dev.dispatcher.app.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -64,8 +66,16 @@ public final class Relay {
         this.scheduler = scheduler;
         this.ownScheduler = ownScheduler;
         this.loop = new ClaimLoop<>("relay", store,
-                new PublishLanes(publisher, breaker, topicBreakers, settings, metrics, clock), settings.loop(),
-                metrics, paused, scheduler);
+                new PublishLanes(publisher, breaker, topicBreakers, settings, metrics, clock),
+                deadLetters(publisher, settings, metrics), settings.loop(), metrics, paused, scheduler);
+    }
+
+    /** The relay's dead-letter topic, or none: rows are then dead-lettered in the table alone. */
+    private static DeadLetterPort<ClaimedOutboxMessage> deadLetters(RecordPublisher publisher, RelaySettings settings,
+            DispatcherMetrics metrics) {
+        return settings.deadLetterTopic() == null ? DeadLetterPort.none()
+                : new RelayDeadLetters(settings.deadLetterTopic(), settings.format(),
+                        new DeadLetterPublisher(publisher, "relay " + settings.loop().workerId(), metrics));
     }
 
     /** The configuration of the per-topic breakers' registry. */

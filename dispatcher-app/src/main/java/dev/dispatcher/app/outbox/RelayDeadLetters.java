@@ -5,7 +5,7 @@ import dev.dispatcher.app.kafka.DeadLetterRecords;
 import dev.dispatcher.app.kafka.DeadLetterTopic;
 import dev.dispatcher.app.kafka.OutboundRecord;
 import dev.dispatcher.app.kafka.RecordFormat;
-import dev.dispatcher.app.queue.BatchStrategy.DeadLetter;
+import dev.dispatcher.app.queue.DeadLetterPort;
 import dev.dispatcher.app.store.ClaimedOutboxMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,14 +14,14 @@ import java.util.Optional;
 import reactor.core.publisher.Mono;
 
 /**
- * The relay's dead-letter topic ({@code dispatcher.relay.dead-letter-topic}): each row the loop dead-letters is
- * published there as the record it would have been, in the relay's {@link RecordFormat}, with {@link
+ * The relay's dead-letter port, its dead-letter topic ({@code dispatcher.relay.dead-letter-topic}): each row the loop
+ * dead-letters is published there as the record it would have been, in the relay's {@link RecordFormat}, with {@link
  * DeadLetterRecords}' headers added ({@code dispatcher-dead-letter-reason}, {@code dispatcher-attempts}, {@code
  * dispatcher-original-topic}), before its row turns {@code DEAD_LETTERED}. A row whose dead-letter topic cannot be
  * a topic of its own (the resolved name is too long, or is the row's own topic: the template is checked at start-up,
  * the relay's topics only here) is dead-lettered in the table alone, counted and logged, as one the topic refuses.
  */
-final class RelayDeadLetters {
+final class RelayDeadLetters implements DeadLetterPort<ClaimedOutboxMessage> {
 
     private final DeadLetterTopic topic;
     private final RecordFormat format;
@@ -34,7 +34,8 @@ final class RelayDeadLetters {
     }
 
     /** Publishes {@code deadLetters}; completes when each was acknowledged or failed, never errors. */
-    Mono<Void> publish(List<DeadLetter<ClaimedOutboxMessage>> deadLetters) {
+    @Override
+    public Mono<Void> handOn(List<DeadLetter<ClaimedOutboxMessage>> deadLetters) {
         List<DeadLetterPublisher.Letter> letters = new ArrayList<>(deadLetters.size());
         for (DeadLetter<ClaimedOutboxMessage> dead : deadLetters) {
             ClaimedOutboxMessage m = dead.message();

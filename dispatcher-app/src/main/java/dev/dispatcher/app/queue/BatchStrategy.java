@@ -5,7 +5,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * What a claim loop does with a claimed batch: the relay publishes its lanes, the inbox runs its handlers. The loop
- * owns everything around it (gating, claiming, lease renewal, the classified write, counting, draining).
+ * calls {@link #work} once per batch and owns everything around it (gating, claiming, lease renewal, deciding each
+ * attempt's transition once, handing dead letters to its {@link DeadLetterPort}, the classified write, counting,
+ * draining).
  *
  * @param <M> the claimed row type
  */
@@ -46,27 +48,6 @@ public interface BatchStrategy<M> {
      */
     default boolean mayHaveLeftRowsOfItsKeys(List<M> batch) {
         return false;
-    }
-
-    /**
-     * Hands on the messages of a worked batch that the loop is about to dead-letter (the domain's decision for their
-     * results), before their transitions are written: the loop writes them only once this completes, so a message
-     * published to a dead-letter topic here turns {@code DEAD_LETTERED} only after the topic has it. The batch's
-     * leases stay renewed meanwhile. Must not error for a message that could not be handed on (the row is then
-     * dead-lettered in the table alone); an error is logged and the transitions are written anyway. Default:
-     * nothing to hand on.
-     */
-    default Mono<Void> beforeDeadLetter(List<DeadLetter<M>> deadLetters) {
-        return Mono.empty();
-    }
-
-    /**
-     * A message the loop will dead-letter, and why.
-     *
-     * @param message the claimed row
-     * @param reason the dead letter's reason, as its row's {@code last_error} will say
-     */
-    record DeadLetter<M>(M message, String reason) {
     }
 
     /** A claimed batch as the strategy sees it. */

@@ -5,7 +5,6 @@ import dev.dispatcher.app.observe.MessageLogContext;
 import dev.dispatcher.app.store.Claimed;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.LeasedQueue;
-import dev.dispatcher.domain.DispatchDecision;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,9 +47,10 @@ import reactor.core.scheduler.Scheduler;
  * strategy {@linkplain BatchStrategy#holdsBackWork() holds back work}) a full batch or one during which new work was
  * signalled. Leased rows never exceed {@code maxInFlightBatches} x {@code batchSize}.
  *
- * <p><b>Writing.</b> The loop decides each {@link Attempt.Dispatched} with the domain's {@code DispatchDecision},
- * hands the messages it dead-letters to the strategy first ({@link BatchStrategy#beforeDeadLetter}: a dead-letter
- * topic, while the batch's leases are still renewed), and writes the batch's transitions in one statement, retried
+ * <p><b>Writing.</b> The strategy is called once per batch ({@link BatchStrategy#work}). The loop decides each of its
+ * attempts once ({@link DecidedTransition}: the domain's {@code DispatchDecision}, so a retry's jitter is drawn once),
+ * hands the messages it dead-letters to its {@link DeadLetterPort} first (a dead-letter topic, while the batch's
+ * leases are still renewed), and writes the batch's decided transitions in one statement, retried
  * with backoff while {@link DatabaseFailures} calls the error retryable (safe: a lost commit acknowledgement is
  * recognised as our own write). A write that still fails is counted as {@code persist_rejected}; the leases run out
  * and the rows are claimed again. Every outcome is counted; non-applied ones are warned about and never counted as
@@ -69,6 +69,7 @@ public final class ClaimLoop<M extends Claimed> {
     private final String name;
     private final LeasedQueue<M> queue;
     private final BatchStrategy<M> strategy;
+    private final DeadLetterPort<M> deadLetters;
     private final LoopSettings settings;
     private final DispatcherMetrics metrics;
     private final BooleanSupplier paused;
@@ -108,17 +109,20 @@ public final class ClaimLoop<M extends Claimed> {
      * @param name what logs call this loop ({@code relay}, {@code inbox orders})
      * @param queue the port
      * @param strategy what to do with a batch
+     * @param deadLetters where the messages the loop dead-letters go before their transitions are written ({@link
+     *     DeadLetterPort#none()}: the table alone)
      * @param settings the knobs
      * @param metrics counters and warnings
      * @param paused the pause switch (the relay's cluster-wide switch; never for the inbox)
      * @param scheduler where the loop turns and times its waits; a single-thread scheduler of its own in the
      *     service, virtual time in tests
      */
-    public ClaimLoop(String name, LeasedQueue<M> queue, BatchStrategy<M> strategy, LoopSettings settings,
-            DispatcherMetrics metrics, BooleanSupplier paused, Scheduler scheduler) {
+    public ClaimLoop(String name, LeasedQueue<M> queue, BatchStrategy<M> strategy, DeadLetterPort<M> deadLetters,
+            LoopSettings settings, DispatcherMetrics metrics, BooleanSupplier paused, Scheduler scheduler) {
         this.name = Objects.requireNonNull(name, "name");
         this.queue = Objects.requireNonNull(queue, "queue");
         this.strategy = Objects.requireNonNull(strategy, "strategy");
+        this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.paused = Objects.requireNonNull(paused, "paused");
@@ -370,7 +374,10 @@ public final class ClaimLoop<M extends Claimed> {
             }
         };
         AtomicBoolean rowsBack = new AtomicBoolean();
-        Mono<List<Attempt<M>>> worked = Mono.defer(() -> strategy.work(batch)).flatMap(this::deadLettersFirst).cache();
+        Mono<List<DecidedTransition<M>>> worked = Mono.defer(() -> strategy.work(batch))
+                .map(attempts -> DecidedTransition.all(attempts, settings.retryPolicy()))
+                .flatMap(this::deadLettersFirst)
+                .cache();
         Mono<Void> renewals = Flux.interval(settings.renewEvery(), settings.renewEvery(), scheduler)
                 .onBackpressureDrop()
                 .takeUntilOther(worked)
@@ -378,7 +385,7 @@ public final class ClaimLoop<M extends Claimed> {
                 .then();
         return Mono.when(worked, renewals)
                 .then(worked)
-                .flatMap(attempts -> writer.write(attempts, rowsBack))
+                .flatMap(decided -> writer.write(decided, rowsBack))
                 .onErrorResume(e -> {
                     event(Level.ERROR).setCause(e).log("{} {}: batch of {} failed unexpectedly; releasing it", name,
                             settings.workerId(), messages.size());
@@ -402,27 +409,22 @@ public final class ClaimLoop<M extends Claimed> {
     }
 
     /**
-     * {@code attempts}, once the strategy has had the messages the domain's decision dead-letters
-     * ({@link BatchStrategy#beforeDeadLetter}); at once when there are none.
+     * {@code decided}, once the dead-letter port has had the messages it dead-letters ({@link DeadLetterPort#handOn});
+     * at once when there are none.
      */
-    private Mono<List<Attempt<M>>> deadLettersFirst(List<Attempt<M>> attempts) {
-        List<BatchStrategy.DeadLetter<M>> deadLetters = new ArrayList<>(0);
-        for (Attempt<M> attempt : attempts) {
-            if (attempt instanceof Attempt.Dispatched<M> d) {
-                DispatchDecision.deadLetter(d.result(), d.message().leased().attempts(), settings.retryPolicy())
-                        .ifPresent(dead -> deadLetters.add(new BatchStrategy.DeadLetter<>(d.message(), dead.reason())));
-            }
+    private Mono<List<DecidedTransition<M>>> deadLettersFirst(List<DecidedTransition<M>> decided) {
+        List<DeadLetterPort.DeadLetter<M>> letters = new ArrayList<>(0);
+        decided.forEach(each -> each.deadLetter().ifPresent(letters::add));
+        if (letters.isEmpty()) {
+            return Mono.just(decided);
         }
-        if (deadLetters.isEmpty()) {
-            return Mono.just(attempts);
-        }
-        return Mono.defer(() -> strategy.beforeDeadLetter(List.copyOf(deadLetters)))
+        return Mono.defer(() -> deadLetters.handOn(List.copyOf(letters)))
                 .onErrorResume(e -> {
                     event(Level.WARN).log("{} {}: handing on {} dead letters failed ({}); they are dead-lettered in the"
-                            + " table alone", name, settings.workerId(), deadLetters.size(), e.toString());
+                            + " table alone", name, settings.workerId(), letters.size(), e.toString());
                     return Mono.empty();
                 })
-                .thenReturn(attempts);
+                .thenReturn(decided);
     }
 
     /** An event of this loop's own, carrying its source as a key-value pair ({@link MessageLogContext#SOURCE}). */

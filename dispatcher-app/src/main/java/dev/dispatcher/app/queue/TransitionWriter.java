@@ -7,7 +7,6 @@ import dev.dispatcher.app.store.Claimed;
 import dev.dispatcher.app.store.DatabaseFailures;
 import dev.dispatcher.app.store.LeasedQueue;
 import dev.dispatcher.app.store.TransitionRequest;
-import dev.dispatcher.domain.DispatchDecision;
 import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.Queue;
 import dev.dispatcher.domain.Transition;
@@ -52,15 +51,15 @@ final class TransitionWriter {
     }
 
     /**
-     * Decides and writes the dispatched attempts in one statement, and counts them and the strategy's own writes.
-     * Sets {@code rowsBack} when a row becomes claimable again at once (not published, released).
+     * Writes the decided transitions of the dispatched attempts in one statement, and counts them and the strategy's
+     * own writes. Sets {@code rowsBack} when a row becomes claimable again at once (not published, released).
      */
-    <M extends Claimed> Mono<Void> write(List<Attempt<M>> attempts, AtomicBoolean rowsBack) {
-        List<TransitionRequest> requests = new ArrayList<>(attempts.size());
-        List<M> messages = new ArrayList<>(attempts.size());
+    <M extends Claimed> Mono<Void> write(List<DecidedTransition<M>> decided, AtomicBoolean rowsBack) {
+        List<TransitionRequest> requests = new ArrayList<>(decided.size());
+        List<M> messages = new ArrayList<>(decided.size());
         long failed = 0;
-        for (Attempt<M> attempt : attempts) {
-            switch (attempt) {
+        for (DecidedTransition<M> each : decided) {
+            switch (each.attempt()) {
                 case Attempt.Dispatched<M> d -> {
                     if (d.result() instanceof DispatchResult.Failed) {
                         failed++;
@@ -70,9 +69,7 @@ final class TransitionWriter {
                             && !(d.result() instanceof DispatchResult.Deferred)) {
                         rowsBack.set(true);
                     }
-                    Transition t = DispatchDecision.decide(d.result(), d.message().leased().attempts(),
-                            settings.retryPolicy());
-                    requests.add(new TransitionRequest(d.message().leased(), t));
+                    requests.add(new TransitionRequest(d.message().leased(), each.transition()));
                     messages.add(d.message());
                 }
                 case Attempt.Written<M> w -> {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.queue.Attempt;
 import dev.dispatcher.app.queue.BatchStrategy;
+import dev.dispatcher.app.queue.Batches;
 import dev.dispatcher.app.store.Backlog;
 import dev.dispatcher.app.store.ClaimedInboxMessage;
 import dev.dispatcher.app.store.InboxStore;
@@ -52,7 +53,7 @@ class RunHandlersTest {
         List<ClaimedInboxMessage> batch = List.of(message("a3", "a", null, 3), message("b1", "b", null, 2),
                 message("a1", "a", null, 1), message("u1", null, null, 4), message("a2", "a", null, 2),
                 message("x1", null, new byte[] {0, 'a'}, 6), message("x2", null, new byte[] {0, 'a'}, 7));
-        RunHandlers strategy = new RunHandlers(new NoTransactions(), handler, settings(2), null);
+        RunHandlers strategy = new RunHandlers(new NoTransactions(), handler, settings(2));
 
         List<Attempt<ClaimedInboxMessage>> attempts = strategy.work(batch(batch)).block(Duration.ofSeconds(10));
 
@@ -72,7 +73,7 @@ class RunHandlersTest {
     void aBatchWithARunAsLongAsAClaimTakesOfAKeyMayHaveLeftRowsOfThatKey() {
         // batch size 10, concurrency 4: a claim takes at most 3 rows of a key
         RunHandlers strategy = new RunHandlers(new NoTransactions(),
-                InboxFixture.withoutTransaction((m, c) -> Mono.empty()), settings(4), null);
+                InboxFixture.withoutTransaction((m, c) -> Mono.empty()), settings(4));
         assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("a1", "a", null, 1), message("b1", "b", null, 2),
                 message("a2", "a", null, 3), message("a3", "a", null, 4)))).isTrue();
         assertThat(strategy.mayHaveLeftRowsOfItsKeys(List.of(message("a1", "a", null, 1), message("b1", "b", null, 2),
@@ -93,7 +94,7 @@ class RunHandlersTest {
                         List.of("0a2", "0a"));
     }
 
-    private static InboxSettings settings(int concurrency) {
+    static InboxSettings settings(int concurrency) {
         return new InboxSettings("c", "w", 10, concurrency, 2, Duration.ofSeconds(30), Duration.ofMillis(100),
                 Duration.ZERO, RetryPolicy.of(Duration.ofMillis(10), Duration.ofMillis(10), 2.0, Jitter.NONE, 5,
                         new SplittableRandom(1)), 100, Duration.ofSeconds(5), Duration.ofSeconds(5), 1024)
@@ -108,7 +109,7 @@ class RunHandlersTest {
     }
 
     /** Rows of a consumer whose handler needs no transaction: nothing here is ever called. */
-    private static final class NoTransactions implements InboxStore.Consumer {
+    static final class NoTransactions implements InboxStore.Consumer {
 
         @Override
         public String name() {
@@ -148,20 +149,6 @@ class RunHandlersTest {
     }
 
     private static BatchStrategy.Batch<ClaimedInboxMessage> batch(List<ClaimedInboxMessage> messages) {
-        return new BatchStrategy.Batch<>() {
-            @Override
-            public List<ClaimedInboxMessage> messages() {
-                return messages;
-            }
-
-            @Override
-            public boolean stopping() {
-                return false;
-            }
-
-            @Override
-            public void written(ClaimedInboxMessage message) {
-            }
-        };
+        return Batches.of(messages, false);
     }
 }

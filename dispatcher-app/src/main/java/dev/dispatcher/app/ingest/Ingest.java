@@ -43,10 +43,12 @@ public final class Ingest {
      * One message ({@code POST /v1/messages}): an {@link IngestResult.Message} once written or found.
      *
      * @param declared the body's declared length, or -1 when unknown
+     * @param client who the request counts against in {@code dispatcher.ingest.max-concurrent-requests-per-client}
      * @param traceparent the trace context its publish span continues, or null
      */
-    public Mono<IngestResult> one(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
-        return budget.admit(declared, limits.singleBodyBytes(), reservation ->
+    public Mono<IngestResult> one(Flux<DataBuffer> body, long declared, String client, TopicGrant grant,
+            String traceparent) {
+        return budget.admit(client, declared, limits.singleBodyBytes(), reservation ->
                 RequestBodies.read(body, declared, limits.singleBodyBytes(), limits.singleBodyRule(), reservation,
                                 bodyTimeout)
                         .map(bytes -> grant.check(parser.parseOne(bytes)).withTraceparent(traceparent))
@@ -59,10 +61,12 @@ public final class Ingest {
      * all by one statement.
      *
      * @param declared the body's declared length, or -1 when unknown
+     * @param client who the request counts against in {@code dispatcher.ingest.max-concurrent-requests-per-client}
      * @param traceparent the trace context the items' publish spans continue, or null
      */
-    public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
-        return budget.admit(declared, limits.batchBodyBytes(), reservation ->
+    public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, String client, TopicGrant grant,
+            String traceparent) {
+        return budget.admit(client, declared, limits.batchBodyBytes(), reservation ->
                 RequestBodies.read(body, declared, limits.batchBodyBytes(), limits.batchBodyRule(), reservation,
                                 bodyTimeout)
                         .map(bytes -> grant.checkAll(parser.parseBatch(bytes)).stream()

@@ -169,7 +169,7 @@ class SlowBodiesIT {
     }
 
     /** A response's head and its {@code Content-Length} bytes of body, read without waiting for a close. */
-    private static String readOneResponseHead(InputStream in) throws IOException {
+    static String readOneResponseHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
             int b = in.read();

@@ -248,18 +248,22 @@ class DispatcherPropertiesTest {
                 .maxConcurrentRequestsPerClient()).as("a quarter of max-concurrent-requests").isEqualTo(2);
         assertThat(new IngestProperties(null, null, null, null, null, null, null, null, 3, null, null, null)
                 .maxConcurrentRequestsPerClient()).as("at least 1").isEqualTo(1);
+        assertInvalid(() -> new ServerProperties(0), "dispatcher.server.max-connections must be between 1 and 1000000,"
+                + " but was 0");
+        assertThat(ServerProperties.defaults().maxConnections()).isEqualTo(10_000);
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was 'Bad-Schema'");
         assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was '"
                         + "s".repeat(64) + "'");
-        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null),
+        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null,
+                null),
                 "dispatcher.worker-id must not be blank, but was ' '");
     }
 

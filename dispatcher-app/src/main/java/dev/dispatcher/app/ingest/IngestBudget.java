@@ -56,9 +56,9 @@ public final class IngestBudget {
     }
 
     /**
-     * Runs {@code work} for a request once it fits both bounds, with its body's reservation (at most {@link
-     * #UPFRONT_BYTES}; the body's further bytes are added as they are read); fails with an {@link IngestProblem.Overloaded}, without subscribing to {@code
-     * work}, when it does not. Lazy: nothing is counted until subscription, and everything is given back when the
+     * Runs {@code work} for a request once it fits the bounds (requests, its client's share, bytes), with its body's
+     * reservation (at most {@link #UPFRONT_BYTES}; the body's further bytes are added as they are read); fails with
+     * an {@link IngestProblem.Overloaded}, without subscribing to {@code work}, when it does not. Lazy: nothing is counted until subscription, and everything is given back when the
      * returned Mono terminates or is cancelled.
      *
      * @param client who the request counts against in its share: its credential, or its address when it has none

@@ -30,13 +30,14 @@ import tools.jackson.databind.node.ObjectNode;
  * work, bounded by the body, which is whole in memory (at most its limit, counted in {@link IngestBudget}) when
  * parsing starts.
  *
- * <p>Strict JSON: trailing tokens after the value and duplicate object keys are rejected, and unknown fields are
- * reported; nesting deeper than {@value #MAX_NESTING_DEPTH} and strings longer than a payload can be are refused
- * ({@link IngestProblem.TooLarge}) as they are read, so a hostile body costs no more than its bytes.
+ * <p>Strict JSON: trailing tokens after the value, duplicate object keys and unknown fields are rejected; nesting
+ * deeper than {@value #MAX_NESTING_DEPTH} and strings longer than a payload can be are refused ({@link
+ * IngestProblem.TooLarge}) as they are read, so a hostile body costs no more than its bytes.
  *
- * <p>Where it runs: {@link Ingest} parses a body of at most {@link Ingest#INLINE_PARSE_BYTES} on the thread that read
- * it (the event loop: microseconds), a larger one on Reactor's parallel scheduler, so a body of megabytes never holds
- * an event loop, and the connections it serves, for the milliseconds its parse takes.
+ * <p>Where it runs: the body is parsed in one go once it has arrived whole, not fed to the parser buffer by buffer.
+ * {@link Ingest} parses a body of at most {@link Ingest#INLINE_PARSE_BYTES} on the event loop that read it (about
+ * half a millisecond at that size), a larger one on Reactor's parallel scheduler, so a body of megabytes (an 8 MiB
+ * batch takes a tenth of a second or more) never holds an event loop and the other connections it serves.
  */
 final class IngestRequestParser {
 

@@ -10,6 +10,7 @@ import dev.dispatcher.app.source.PerSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.netty.channel.ServerChannel;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -20,8 +21,8 @@ import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Wires the API's ingest responder, the single-message fast path and the operator store, and bounds how long the
- * server waits for a request's body.
+ * Wires the API's ingest responder, the single-message fast path and the operator store, bounds how long the
+ * server waits for a request's body, and caps its open connections.
  */
 @Configuration(proxyBeanMethods = false)
 class ApiConfiguration {
@@ -45,6 +46,25 @@ class ApiConfiguration {
                 .requestTimeout(ingest.bodyTimeout().plus(REQUEST_TIMEOUT_GRACE))
                 .doOnChannelInit((observer, channel, remote) ->
                         RequestHeadDeadline.install(channel.pipeline(), RequestHeadDeadline.TIMEOUT));
+    }
+
+    /** {@code dispatcher.server.max-connections}. */
+    @Bean
+    ConnectionCap connectionCap(DispatcherProperties properties, MeterRegistry meters) {
+        return new ConnectionCap(properties.server().maxConnections(), meters, System::nanoTime);
+    }
+
+    /**
+     * Puts each connection the server accepts through the {@link ConnectionCap}; HTTP/2 streams, whose parent is a
+     * connection and not the server's socket, are not connections and are not counted.
+     */
+    @Bean
+    NettyServerCustomizer connectionLimit(ConnectionCap cap) {
+        return server -> server.doOnChannelInit((observer, channel, remote) -> {
+            if (channel.parent() instanceof ServerChannel) {
+                cap.admit(channel);
+            }
+        });
     }
 
     @Bean

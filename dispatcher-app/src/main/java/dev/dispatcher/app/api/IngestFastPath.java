@@ -1,7 +1,6 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.ingest.Ingest;
-import dev.dispatcher.app.ingest.TopicGrant;
 import dev.dispatcher.app.observe.MessageTracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -128,18 +127,18 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
             return next;
         }
         return (request, response) -> {
-            TopicGrant grant = grantIfTaken(request);
-            return grant != null ? handle(request, response, grant) : next.handle(request, response);
+            ApiTokenAuthenticationManager.Entry token = tokenIfTaken(request);
+            return token != null ? handle(request, response, token) : next.handle(request, response);
         };
     }
 
     /** Whether the request is one this path answers. Reads headers only. */
     boolean takes(ServerHttpRequest request) {
-        return grantIfTaken(request) != null;
+        return tokenIfTaken(request) != null;
     }
 
-    /** The topics the request's token may write when this path takes the request ({@link #takes}); null if not. */
-    private TopicGrant grantIfTaken(ServerHttpRequest request) {
+    /** The request's API token when this path takes the request ({@link #takes}); null if not. */
+    private ApiTokenAuthenticationManager.Entry tokenIfTaken(ServerHttpRequest request) {
         if (request.getMethod() != HttpMethod.POST || !PATH.equals(request.getPath().pathWithinApplication().value())) {
             return null;
         }
@@ -174,16 +173,18 @@ final class IngestFastPath implements HttpHandlerDecoratorFactory {
             return null;
         }
         ApiTokenAuthenticationManager.Entry entry = tokens.match(token);
-        return entry != null && entry.authorities().contains(PRODUCER) ? entry.topics() : null;
+        return entry != null && entry.authorities().contains(PRODUCER) ? entry : null;
     }
 
-    private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response, TopicGrant grant) {
+    private Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response,
+            ApiTokenAuthenticationManager.Entry token) {
         long started = System.nanoTime();
         String traceparent = tracing.enabled() ? MessageTracing.unsampledRoot() : null;
         SECURITY_HEADERS.forEach(response.getHeaders()::set);
         answered.increment(); // before the answer: a client may read it before the write's completion runs
         return responder.answer(request, response,
-                        ingest.one(request.getBody(), request.getHeaders().getContentLength(), grant, traceparent))
+                        ingest.one(request.getBody(), request.getHeaders().getContentLength(),
+                                IngestClientKey.ofToken(token.name()), token.topics(), traceparent))
                 .doOnSuccess(done -> record(response.getStatusCode(), started));
     }
 

@@ -130,13 +130,16 @@ final class IngestResponder {
     private static ApiProblem overloaded(IngestProblem.Overloaded overloaded) {
         ProblemType type = switch (overloaded.reason()) {
             case BUSY -> ProblemType.INGEST_BUSY;
+            case CLIENT_BUSY -> ProblemType.TOO_MANY_INGEST_REQUESTS;
             case MEMORY_FULL -> ProblemType.INGEST_MEMORY_FULL;
             case QUEUE_FULL -> ProblemType.INGEST_QUEUE_FULL;
             case WAITED_TOO_LONG -> ProblemType.INGEST_TIMEOUT;
             case WRITE_TIMED_OUT -> ProblemType.INGEST_WRITE_TIMEOUT;
         };
-        ApiProblem problem = ApiProblem.unavailable(type, overloaded.getMessage(),
-                IngestProblem.Overloaded.RETRY_AFTER_SECONDS);
+        int retryAfter = IngestProblem.Overloaded.RETRY_AFTER_SECONDS;
+        ApiProblem problem = type.status() == HttpStatus.TOO_MANY_REQUESTS // the client's own share, not the service's
+                ? ApiProblem.tooManyRequests(type, overloaded.getMessage(), retryAfter)
+                : ApiProblem.unavailable(type, overloaded.getMessage(), retryAfter);
         return overloaded.queuedBytes() >= 0 ? problem.with("queuedBytes", overloaded.queuedBytes()) : problem;
     }
 }

@@ -12,6 +12,7 @@ import static dev.dispatcher.app.api.ProblemType.INVALID_FIELD;
 import static dev.dispatcher.app.api.ProblemType.MALFORMED_JSON;
 import static dev.dispatcher.app.api.ProblemType.NOT_FOUND;
 import static dev.dispatcher.app.api.ProblemType.TOO_LARGE;
+import static dev.dispatcher.app.api.ProblemType.TOO_MANY_INGEST_REQUESTS;
 import static dev.dispatcher.app.api.ProblemType.TOPIC_FORBIDDEN;
 
 import dev.dispatcher.app.ingest.Ingest;
@@ -67,8 +68,9 @@ final class MessagesController {
     @ApiResponse(responseCode = "200", description = "the same id with the same content: the stored message"
             + " (ETag: its version), nothing written", content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.EntryResponse.class)))
-    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
-            INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL,
+            INGEST_BUSY, TOO_MANY_INGEST_REQUESTS, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT,
+            INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/messages", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
     Mono<Void> ingest(ServerWebExchange exchange, Principal caller) {
@@ -86,7 +88,8 @@ final class MessagesController {
             + " (ETag: its version), nothing written", content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.EntryResponse.class)))
     @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, NOT_FOUND, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL,
-            INGEST_BUSY, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
+            INGEST_BUSY, TOO_MANY_INGEST_REQUESTS, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT,
+            INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/sources/{source}/messages", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
     Mono<Void> ingestInto(@Parameter(description = SourceParameter.PATH_DOC) @PathVariable String source,
@@ -96,7 +99,8 @@ final class MessagesController {
 
     private Mono<Void> one(Ingest ingest, ServerWebExchange exchange, Principal caller) {
         return answer(exchange, request -> ingest.one(request.getBody(), request.getHeaders().getContentLength(),
-                ApiTokenAuthenticationManager.grantOf(caller), ingestTraceparent(exchange)));
+                IngestClientKey.of(caller, request), ApiTokenAuthenticationManager.grantOf(caller),
+                ingestTraceparent(exchange)));
     }
 
     @Operation(summary = "Write a batch of messages to the outbox, all or nothing", requestBody = @RequestBody(
@@ -107,8 +111,9 @@ final class MessagesController {
             + " item in request order (accepted, duplicate: the same content, conflict: other content)",
             content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.BatchResponse.class)))
-    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL, INGEST_BUSY,
-            INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
+    @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL,
+            INGEST_BUSY, TOO_MANY_INGEST_REQUESTS, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT,
+            INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
     Mono<Void> ingestBatch(ServerWebExchange exchange, Principal caller) {
@@ -123,7 +128,8 @@ final class MessagesController {
             content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
                     schema = @Schema(implementation = IngestResponder.BatchResponse.class)))
     @Problems({INVALID_FIELD, MALFORMED_JSON, TOPIC_FORBIDDEN, NOT_FOUND, ID_CONFLICT, BODY_TIMEOUT, TOO_LARGE, BACKLOG_FULL,
-            INGEST_BUSY, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT, INGEST_WRITE_TIMEOUT})
+            INGEST_BUSY, TOO_MANY_INGEST_REQUESTS, INGEST_MEMORY_FULL, INGEST_QUEUE_FULL, INGEST_TIMEOUT,
+            INGEST_WRITE_TIMEOUT})
     @PostMapping(path = "/v1/sources/{source}/messages/batch", consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = {MediaType.APPLICATION_JSON_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
     Mono<Void> ingestBatchInto(@Parameter(description = SourceParameter.PATH_DOC) @PathVariable String source,
@@ -133,7 +139,8 @@ final class MessagesController {
 
     private Mono<Void> batch(Ingest ingest, ServerWebExchange exchange, Principal caller) {
         return answer(exchange, request -> ingest.batch(request.getBody(), request.getHeaders().getContentLength(),
-                ApiTokenAuthenticationManager.grantOf(caller), ingestTraceparent(exchange)));
+                IngestClientKey.of(caller, request), ApiTokenAuthenticationManager.grantOf(caller),
+                ingestTraceparent(exchange)));
     }
 
     private Mono<Void> answer(ServerWebExchange exchange, Function<ServerHttpRequest, Mono<IngestResult>> ingest) {

@@ -51,6 +51,11 @@ enum ProblemType {
     TOO_MANY_FAILED_LOGINS(HttpStatus.TOO_MANY_REQUESTS),
     /** More health calls a second from this client address than {@link HealthCallLimit} answers; {@code Retry-After}. */
     TOO_MANY_HEALTH_CALLS(HttpStatus.TOO_MANY_REQUESTS),
+    /**
+     * This client already has {@code dispatcher.ingest.max-concurrent-requests-per-client} ingest requests in flight;
+     * the body was not read; {@code Retry-After}.
+     */
+    TOO_MANY_INGEST_REQUESTS(HttpStatus.TOO_MANY_REQUESTS),
     /** A failure nobody expected; it may or may not have been applied ({@code requestId} finds it in the log). */
     INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR),
     /** {@code dispatcher.ingest.max-concurrent-requests} reached; the body was not read; {@code Retry-After}. */

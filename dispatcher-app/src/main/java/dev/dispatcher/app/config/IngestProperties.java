@@ -48,7 +48,7 @@ import org.springframework.util.unit.DataSize;
  */
 public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long maxBacklog, Duration maxDelay,
         int writers, Duration timeout, boolean fastPath, DataSize maxQueuedBytes, int maxConcurrentRequests,
-        Duration readTimeout, Duration bodyTimeout) {
+        Duration readTimeout, Duration bodyTimeout, int maxConcurrentRequestsPerClient) {
 
     public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
     public static final int DEFAULT_MAX_BATCH_SIZE = 500;
@@ -82,6 +82,16 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
         requireBetween("ingest.max-concurrent-requests", maxConcurrentRequests, 1, 100_000);
         requireBetween("ingest.read-timeout", readTimeout, Duration.ofMillis(100), Duration.ofHours(1));
         requireBetween("ingest.body-timeout", bodyTimeout, Duration.ofMillis(100), Duration.ofHours(1));
+        if (maxConcurrentRequestsPerClient < 1 || maxConcurrentRequestsPerClient > maxConcurrentRequests) {
+            throw invalid("ingest.max-concurrent-requests-per-client", "must be between 1 and"
+                    + " dispatcher.ingest.max-concurrent-requests (" + maxConcurrentRequests + ")",
+                    maxConcurrentRequestsPerClient);
+        }
+    }
+
+    /** A quarter of {@code max-concurrent-requests}, at least 1: the default share of one client. */
+    private static int defaultPerClient(int maxConcurrentRequests) {
+        return Math.max(1, maxConcurrentRequests / 4);
     }
 
     /** The binding constructor: an absent value takes its default. */
@@ -89,7 +99,8 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
     public IngestProperties(@Nullable DataSize maxPayloadSize, @Nullable Integer maxBatchSize, @Nullable Long maxBacklog,
             @Nullable Duration maxDelay, @Nullable Integer writers, @Nullable Duration timeout,
             @Nullable Boolean fastPath, @Nullable DataSize maxQueuedBytes, @Nullable Integer maxConcurrentRequests,
-            @Nullable Duration readTimeout, @Nullable Duration bodyTimeout) {
+            @Nullable Duration readTimeout, @Nullable Duration bodyTimeout,
+            @Nullable Integer maxConcurrentRequestsPerClient) {
         this(
                 orDefault(maxPayloadSize, DEFAULT_MAX_PAYLOAD_SIZE),
                 orDefault(maxBatchSize, DEFAULT_MAX_BATCH_SIZE).intValue(),
@@ -101,10 +112,12 @@ public record IngestProperties(DataSize maxPayloadSize, int maxBatchSize, long m
                 orDefault(maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES),
                 orDefault(maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS).intValue(),
                 orDefault(readTimeout, DEFAULT_READ_TIMEOUT),
-                orDefault(bodyTimeout, DEFAULT_BODY_TIMEOUT));
+                orDefault(bodyTimeout, DEFAULT_BODY_TIMEOUT),
+                maxConcurrentRequestsPerClient != null ? maxConcurrentRequestsPerClient.intValue()
+                        : defaultPerClient(orDefault(maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS)));
     }
 
     public static IngestProperties defaults() {
-        return new IngestProperties(null, null, (Long) null, null, null, null, null, null, null, null, null);
+        return new IngestProperties(null, null, (Long) null, null, null, null, null, null, null, null, null, null);
     }
 }

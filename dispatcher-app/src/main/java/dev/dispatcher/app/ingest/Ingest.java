@@ -4,15 +4,18 @@ import dev.dispatcher.app.store.InsertOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.springframework.core.io.buffer.DataBuffer;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Takes one ingest request from its body to its stored rows: admitted by the ingest budget before the body is read
  * ({@link IngestBudget}: a request refused for room never has its body read), the body read within its limit and
- * {@code dispatcher.ingest.body-timeout}, its bytes counted in the budget as they arrive,
- * parsed, checked against the caller's {@link TopicGrant} and the backlog ({@link BacklogGuard}), and written
+ * {@code dispatcher.ingest.body-timeout}, its bytes counted in the budget as they arrive, parsed (a large body off
+ * the event loop, {@link #INLINE_PARSE_BYTES}), checked against the caller's {@link TopicGrant} and the backlog
+ * ({@link BacklogGuard}), and written
  * through its lane ({@link IngestWriter}). Nothing is written unless every check passed; a refusal is an
  * {@link IngestProblem}, a database failure the store's error. Lazy; thread-safe. Knows nothing of HTTP: the caller
  * gives the body, its declared length and the caller's grant, and answers the {@link IngestResult}.
@@ -21,6 +24,11 @@ public final class Ingest {
 
     /** How often the backlog is counted in the background; a request reads the last count. */
     public static final Duration BACKLOG_CHECKED_EVERY = Duration.ofSeconds(1);
+    /**
+     * The largest body parsed on the event loop that read it (about half a millisecond of work); a larger one, up to
+     * a batch of 8 MiB at the limit (a tenth of a second or more), is parsed on Reactor's parallel scheduler.
+     */
+    static final int INLINE_PARSE_BYTES = 64 * 1024;
 
     private final IngestRequestParser parser;
     private final IngestWriter writer;
@@ -43,13 +51,16 @@ public final class Ingest {
      * One message ({@code POST /v1/messages}): an {@link IngestResult.Message} once written or found.
      *
      * @param declared the body's declared length, or -1 when unknown
+     * @param client who the request counts against in {@code dispatcher.ingest.max-concurrent-requests-per-client}
      * @param traceparent the trace context its publish span continues, or null
      */
-    public Mono<IngestResult> one(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
-        return budget.admit(declared, limits.singleBodyBytes(), reservation ->
+    public Mono<IngestResult> one(Flux<DataBuffer> body, long declared, String client, TopicGrant grant,
+            String traceparent) {
+        return budget.admit(client, declared, limits.singleBodyBytes(), reservation ->
                 RequestBodies.read(body, declared, limits.singleBodyBytes(), limits.singleBodyRule(), reservation,
                                 bodyTimeout)
-                        .map(bytes -> grant.check(parser.parseOne(bytes)).withTraceparent(traceparent))
+                        .flatMap(bytes -> parsed(bytes, parser::parseOne))
+                        .map(message -> grant.check(message).withTraceparent(traceparent))
                         .flatMap(message -> backlog.check().then(writer.write(List.of(message), reservation)))
                         .map(outcomes -> IngestResult.Message.of(outcomes.get(0))));
     }
@@ -59,16 +70,29 @@ public final class Ingest {
      * all by one statement.
      *
      * @param declared the body's declared length, or -1 when unknown
+     * @param client who the request counts against in {@code dispatcher.ingest.max-concurrent-requests-per-client}
      * @param traceparent the trace context the items' publish spans continue, or null
      */
-    public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, TopicGrant grant, String traceparent) {
-        return budget.admit(declared, limits.batchBodyBytes(), reservation ->
+    public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, String client, TopicGrant grant,
+            String traceparent) {
+        return budget.admit(client, declared, limits.batchBodyBytes(), reservation ->
                 RequestBodies.read(body, declared, limits.batchBodyBytes(), limits.batchBodyRule(), reservation,
                                 bodyTimeout)
-                        .map(bytes -> grant.checkAll(parser.parseBatch(bytes)).stream()
+                        .flatMap(bytes -> parsed(bytes, parser::parseBatch))
+                        .map(parsed -> grant.checkAll(parsed).stream()
                                 .map(m -> m.withTraceparent(traceparent)).toList())
                         .flatMap(messages -> backlog.check().then(writer.write(messages, reservation)))
                         .map(Ingest::batchResult));
+    }
+
+    /**
+     * {@code parse} of {@code body}: on the calling thread (the event loop that read it) for a body of at most
+     * {@link #INLINE_PARSE_BYTES}, else on the parallel scheduler, so the event loop goes on serving its other
+     * connections while megabytes are parsed. A refusal is an error signal either way.
+     */
+    private static <T> Mono<T> parsed(byte[] body, Function<byte[], T> parse) {
+        Mono<T> parsing = Mono.fromCallable(() -> parse.apply(body));
+        return body.length <= INLINE_PARSE_BYTES ? parsing : parsing.subscribeOn(Schedulers.parallel());
     }
 
     private static IngestResult batchResult(List<InsertOutcome> outcomes) {

@@ -33,7 +33,8 @@ class IngestConfiguration {
     @Bean
     IngestBudget ingestBudget(IngestLimits limits, DispatcherProperties properties) {
         IngestProperties ingest = properties.ingest();
-        return limits.budget(ingest.maxQueuedBytes().toBytes(), ingest.maxConcurrentRequests());
+        return limits.budget(ingest.maxQueuedBytes().toBytes(), ingest.maxConcurrentRequests(),
+                ingest.maxConcurrentRequestsPerClient());
     }
 
     /**

@@ -38,17 +38,18 @@ record IngestLimits(long maxPayloadBytes, int maxBatchSize) {
     }
 
     /**
-     * The ingest budget of {@code dispatcher.ingest.max-queued-bytes} and {@code max-concurrent-requests}.
+     * The ingest budget of {@code dispatcher.ingest.max-queued-bytes}, {@code max-concurrent-requests} and {@code
+     * max-concurrent-requests-per-client}.
      *
      * @throws IllegalStateException naming the property when the largest body allowed would never fit the budget
      */
-    IngestBudget budget(long maxQueuedBytes, int maxConcurrentRequests) {
+    IngestBudget budget(long maxQueuedBytes, int maxConcurrentRequests, int maxConcurrentRequestsPerClient) {
         if (maxQueuedBytes < batchBodyBytes()) {
             throw new IllegalStateException("dispatcher.ingest.max-queued-bytes must be at least the largest request"
                     + " body (" + batchBodyRule() + " = " + batchBodyBytes() + " bytes), but was " + maxQueuedBytes
                     + " bytes; raise it or lower dispatcher.ingest.max-payload-size");
         }
-        return new IngestBudget(maxQueuedBytes, maxConcurrentRequests);
+        return new IngestBudget(maxQueuedBytes, maxConcurrentRequests, maxConcurrentRequestsPerClient);
     }
 
     /**

@@ -104,6 +104,8 @@ public abstract sealed class IngestProblem extends RuntimeException {
         public enum Reason {
             /** {@code dispatcher.ingest.max-concurrent-requests}; the body was never read. */
             BUSY,
+            /** {@code dispatcher.ingest.max-concurrent-requests-per-client}: its client holds its share; not read. */
+            CLIENT_BUSY,
             /** {@code dispatcher.ingest.max-queued-bytes}: refused before its body was read, or as it arrived. */
             MEMORY_FULL,
             /** Its lane holds too many waiting messages. */

@@ -102,6 +102,15 @@ class IngestResponderTest {
     }
 
     @Test
+    void aClientPastItsShareIs429TooManyIngestRequestsWithRetryAfter() {
+        MockServerHttpResponse answer = answer(Mono.error(new IngestProblem.Overloaded(Reason.CLIENT_BUSY, "share")));
+
+        assertThat(answer.getStatusCode().value()).isEqualTo(429);
+        assertThat(body(answer).get("type").asString()).isEqualTo(ProblemType.BASE + "too-many-ingest-requests");
+        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+    }
+
+    @Test
     void aFailureNoOneExpectedIs500NamingTheRequest() {
         MockServerHttpResponse answer = answer(Mono.error(new IllegalStateException("boom")));
 

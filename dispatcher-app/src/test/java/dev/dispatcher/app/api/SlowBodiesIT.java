@@ -9,12 +9,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -33,8 +29,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 
 /**
  * Slow bodies on the running service (issue 50): eight raw connections each send the head of a batch declaring
@@ -50,7 +44,6 @@ class SlowBodiesIT {
     private static final long DECLARED = 8_388_608;
     private static final String TOKEN = "slow-bodies-" + UUID.randomUUID();
     private static final String SCHEMA = "slow_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static ConfigurableApplicationContext context;
     private static String baseUrl;
@@ -60,10 +53,7 @@ class SlowBodiesIT {
         Map<String, Object> properties = DispatcherTestProperties.forSchema(SCHEMA);
         properties.put("dispatcher.worker-id", "slow-bodies-it");
         properties.put("dispatcher.ingest.body-timeout", "3s");
-        properties.put("dispatcher.security.tokens[0].name", "producer");
-        properties.put("dispatcher.security.tokens[0].sha256",
-                HexFormat.of().formatHex(ApiTokenAuthenticationManager.sha256(TOKEN)));
-        properties.put("dispatcher.security.tokens[0].roles", "PRODUCER");
+        SlowClients.producerToken(properties, 0, "producer", TOKEN);
         context = DispatcherTestProperties.start(properties);
         baseUrl = DispatcherTestProperties.baseUrl(context);
     }
@@ -82,23 +72,15 @@ class SlowBodiesIT {
         // Jackson builds its deserializers under a lock on first use: one request alone before the test
         assertThat(send("/v1/messages", IngestApiIT.item(null, topic + ".warm", "k", "1")).get(60, TimeUnit.SECONDS)
                 .statusCode()).isEqualTo(202);
-        URI uri = URI.create(baseUrl);
         List<Socket> sockets = new ArrayList<>();
         ScheduledExecutorService trickle = Executors.newScheduledThreadPool(1);
         ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
         try {
             List<CompletableFuture<String>> slowAnswers = new ArrayList<>();
             for (int i = 0; i < SLOW; i++) {
-                Socket socket = new Socket(uri.getHost(), uri.getPort());
-                socket.setSoTimeout(30_000);
+                Socket socket = SlowClients.slowPost(baseUrl, "/v1/messages/batch", TOKEN, DECLARED, "[", trickle);
                 sockets.add(socket);
-                OutputStream out = socket.getOutputStream();
-                out.write(("POST /v1/messages/batch HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                        + "Authorization: Bearer " + TOKEN + "\r\nContent-Length: " + DECLARED + "\r\n\r\n[")
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                trickle.scheduleAtFixedRate(() -> trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
-                slowAnswers.add(CompletableFuture.supplyAsync(() -> readUntilClosed(socket), readers));
+                slowAnswers.add(CompletableFuture.supplyAsync(() -> SlowClients.readUntilClosed(socket), readers));
             }
             await("the " + SLOW + " slow bodies admitted").atMost(Duration.ofSeconds(10))
                     .until(() -> budget.requests() >= SLOW);
@@ -149,8 +131,8 @@ class SlowBodiesIT {
             long started = System.nanoTime();
             out.write("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            trickle.scheduleAtFixedRate(() -> trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
-            String answer = readUntilClosed(socket);
+            trickle.scheduleAtFixedRate(() -> SlowClients.trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
+            String answer = SlowClients.readUntilClosed(socket);
             long millis = (System.nanoTime() - started) / 1_000_000;
             assertThat(answer).as("closed without an answer").isEmpty();
             assertThat(millis).as("closed at the head deadline, not before and not never")
@@ -175,8 +157,8 @@ class SlowBodiesIT {
             long started = System.nanoTime();
             out.write("GET /actuator/health HTTP/1.1\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            trickle.scheduleAtFixedRate(() -> trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
-            readUntilClosed(socket);
+            trickle.scheduleAtFixedRate(() -> SlowClients.trickleOneByte(out), 200, 200, TimeUnit.MILLISECONDS);
+            SlowClients.readUntilClosed(socket);
             long millis = (System.nanoTime() - started) / 1_000_000;
             assertThat(millis).as("closed at the head deadline of the second request")
                     .isBetween(RequestHeadDeadline.TIMEOUT.toMillis() - 500,
@@ -187,7 +169,7 @@ class SlowBodiesIT {
     }
 
     /** A response's head and its {@code Content-Length} bytes of body, read without waiting for a close. */
-    private static String readOneResponseHead(InputStream in) throws IOException {
+    static String readOneResponseHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
             int b = in.read();
@@ -201,40 +183,7 @@ class SlowBodiesIT {
         return text;
     }
 
-    private static void trickleOneByte(OutputStream out) {
-        try {
-            out.write('a');
-            out.flush();
-        } catch (IOException closedByTheServer) {
-            // the server answered and closed: nothing more to send on it
-        }
-    }
-
-    /**
-     * What the server sent until it closed the connection (or reset it: a byte trickled after its close may bring a
-     * reset before the end of the stream is read).
-     */
-    private static String readUntilClosed(Socket socket) {
-        ByteArrayOutputStream received = new ByteArrayOutputStream();
-        byte[] chunk = new byte[8192];
-        try {
-            InputStream in = socket.getInputStream();
-            for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
-                received.write(chunk, 0, n);
-            }
-        } catch (SocketTimeoutException e) {
-            throw new UncheckedIOException("the server neither answered nor closed", e);
-        } catch (IOException reset) {
-            // closed by the server
-        }
-        return received.toString(StandardCharsets.ISO_8859_1);
-    }
-
     private static CompletableFuture<HttpResponse<String>> send(String path, String body) {
-        return HTTP.sendAsync(HttpRequest.newBuilder(URI.create(baseUrl + path))
-                .header(HttpHeaders.AUTHORIZATION, "Bearer " + TOKEN)
-                .header(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE)
-                .timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return SlowClients.post(baseUrl, TOKEN, path, body);
     }
 }

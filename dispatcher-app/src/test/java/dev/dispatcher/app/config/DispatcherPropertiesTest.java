@@ -43,7 +43,7 @@ class DispatcherPropertiesTest {
                 Duration.ofDays(7), Duration.ofDays(90), Duration.ofDays(30)));
         assertThat(properties.ingest()).isEqualTo(new IngestProperties(DataSize.ofBytes(1024 * 1024), 500, 1_000_000L,
                 Duration.ofDays(7), 1, Duration.ofSeconds(10), true, DataSize.ofMegabytes(64), 512, Duration.ofSeconds(10),
-                Duration.ofSeconds(10)));
+                Duration.ofSeconds(10), 128));
         assertThat(properties.demo()).isEqualTo(new DemoProperties(false, 20.0));
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
@@ -224,35 +224,46 @@ class DispatcherPropertiesTest {
         assertInvalid(() -> new RetentionProperties(null, null, null, null, Duration.ofSeconds(-1)),
                 "dispatcher.retention.inbox-dead-lettered must be positive, but was -1s");
         assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 0, 10L, null, null, null, null, null, null,
-                null, null),
+                null, null, null),
                 "dispatcher.ingest.max-batch-size must be between 1 and 10000, but was 0");
         assertInvalid(() -> new IngestProperties(DataSize.ofMegabytes(1), 10, 10L, Duration.ofDays(400), null, null,
-                null, null, null, null, null),
+                null, null, null, null, null, null),
                 "dispatcher.ingest.max-delay must be between 1s and 365d, but was 400d");
-        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null, null, null, null, null, null),
+        assertInvalid(() -> new IngestProperties(null, null, null, null, 0, null, null, null, null, null, null, null),
                 "dispatcher.ingest.writers must be between 1 and 64, but was 0");
         assertInvalid(() -> new IngestProperties(null, null, null, null, null, Duration.ofMillis(10), null, null, null,
-                null, null), "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
+                null, null, null), "dispatcher.ingest.timeout must be between 100ms and 5m, but was 10ms");
         assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, DataSize.ofBytes(0), null,
-                null, null), "dispatcher.ingest.max-queued-bytes must be positive, but was 0B");
-        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, 0, null, null),
+                null, null, null), "dispatcher.ingest.max-queued-bytes must be positive, but was 0B");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, 0, null, null, null),
                 "dispatcher.ingest.max-concurrent-requests must be between 1 and 100000, but was 0");
         assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, null,
-                Duration.ZERO, null), "dispatcher.ingest.read-timeout must be between 100ms and 1h, but was 0s");
+                Duration.ZERO, null, null), "dispatcher.ingest.read-timeout must be between 100ms and 1h, but was 0s");
         assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, null, null,
-                Duration.ofHours(2)), "dispatcher.ingest.body-timeout must be between 100ms and 1h, but was 2h");
+                Duration.ofHours(2), null), "dispatcher.ingest.body-timeout must be between 100ms and 1h, but was 2h");
+        assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, 8, null, null, 9),
+                "dispatcher.ingest.max-concurrent-requests-per-client must be between 1 and"
+                        + " dispatcher.ingest.max-concurrent-requests (8), but was 9");
+        assertThat(new IngestProperties(null, null, null, null, null, null, null, null, 8, null, null, null)
+                .maxConcurrentRequestsPerClient()).as("a quarter of max-concurrent-requests").isEqualTo(2);
+        assertThat(new IngestProperties(null, null, null, null, null, null, null, null, 3, null, null, null)
+                .maxConcurrentRequestsPerClient()).as("at least 1").isEqualTo(1);
+        assertInvalid(() -> new ServerProperties(0), "dispatcher.server.max-connections must be between 1 and 1000000,"
+                + " but was 0");
+        assertThat(ServerProperties.defaults().maxConnections()).isEqualTo(10_000);
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was 'Bad-Schema'");
         assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was '"
                         + "s".repeat(64) + "'");
-        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null),
+        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null,
+                null),
                 "dispatcher.worker-id must not be blank, but was ' '");
     }
 

@@ -33,9 +33,9 @@ class IngestLimitsTest {
     @Test
     void aQueuedBytesBoundBelowTheLargestBodyFailsNamingTheProperty() {
         IngestLimits limits = IngestLimits.checked(1_048_576, 500, Map.of("max.request.size", "1081344"));
-        assertThat(limits.budget(64L * 1024 * 1024, 512)).isNotNull();
+        assertThat(limits.budget(64L * 1024 * 1024, 512, 128)).isNotNull();
         assertThatIllegalStateException()
-                .isThrownBy(() -> limits.budget(8L * 1024 * 1024, 512))
+                .isThrownBy(() -> limits.budget(8L * 1024 * 1024, 512, 128))
                 .withMessage("dispatcher.ingest.max-queued-bytes must be at least the largest request body (8 x"
                         + " dispatcher.ingest.max-payload-size + 65536 bytes = 8454144 bytes), but was 8388608 bytes;"
                         + " raise it or lower dispatcher.ingest.max-payload-size");

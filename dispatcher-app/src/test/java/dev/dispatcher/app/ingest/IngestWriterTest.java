@@ -191,7 +191,7 @@ class IngestWriterTest {
         IngestWriter writer = writer(store, 1);
         IngestBudget budget = new IngestBudget(100, 10);
         AtomicReference<Throwable> first = new AtomicReference<>();
-        budget.admit(post(60), 1000, held -> {
+        budget.admit("producer", post(60), 1000, held -> {
                     held.grow(60); // its body, read
                     return writer.write(List.of(message("k")), held);
                 })
@@ -203,7 +203,7 @@ class IngestWriterTest {
         assertThat(budget.requests()).isZero();
         assertThat(budget.reservedBytes()).as("its statement still holds the messages").isEqualTo(60);
         AtomicReference<Throwable> refused = new AtomicReference<>();
-        budget.admit(post(60), 1000, held -> {
+        budget.admit("producer", post(60), 1000, held -> {
                     held.grow(60); // its body, read
                     return writer.write(List.of(message("k")), held);
                 })
@@ -223,7 +223,7 @@ class IngestWriterTest {
         IngestWriter writer = writer(store, 1);
         IngestBudget budget = new IngestBudget(100, 10);
         writer.write(List.of(message("k"))).subscribe();
-        Disposable gone = budget.admit(post(60), 1000, held -> {
+        Disposable gone = budget.admit("producer", post(60), 1000, held -> {
                     held.grow(60); // its body, read
                     return writer.write(List.of(message("k")), held);
                 })

@@ -13,7 +13,7 @@ import java.time.Duration;
  * credentials) again as soon as it is answered, over a connection of its own (HTTP/1.1 keeps one per call in
  * flight), until {@link #stop}. Counted by status. One virtual thread per caller.
  */
-final class HealthFlood {
+final class HealthFlood implements AttackWindows.Attack {
 
     private final HttpClient http;
     private final URI uri;
@@ -29,12 +29,14 @@ final class HealthFlood {
     }
 
     /** Starts the callers. */
-    void start() {
+    @Override
+    public void start() {
         clients.start(callers, "health-flood", this::call);
     }
 
     /** Stops the callers after their call in flight and returns how every call was answered. */
-    StatusTally stop() throws InterruptedException {
+    @Override
+    public StatusTally stop() throws InterruptedException {
         clients.stop();
         return answers;
     }

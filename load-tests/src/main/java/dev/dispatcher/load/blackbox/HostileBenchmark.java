@@ -55,6 +55,8 @@ public final class HostileBenchmark {
     static final InetAddress HEALTH_FLOOD = loopback(12);
     /** The encoded operator path: {@code %76} is {@code v}. */
     static final String ENCODED_PAUSE = "/%761/relay/pause";
+    /** How long past the body timeout the harness waits for a slow body's answer before it closes it itself. */
+    static final Duration SLOW_BODY_GIVEN_UP_AFTER = Duration.ofSeconds(10);
 
     private HostileBenchmark() {
     }
@@ -111,45 +113,41 @@ public final class HostileBenchmark {
 
     private static IngestHostile.SlowBodies slowBodies(Hostile o, RawHttp.Target target, IngestProducers producers,
             Duration bodyTimeout) throws InterruptedException {
-        IngestProducers.Window baseline = producers.run(o.producers(), o.window());
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("slow-body-bytes").factory());
-        StatusTally ends;
-        IngestProducers.Window attacked;
+        AttackWindows w;
         try {
-            SlowBodies slow = new SlowBodies(target, SLOW_BODIES, o.slowBodies(), Hostile.SLOW_CONTENT_LENGTH,
-                    o.slowByteEvery(), bodyTimeout.plus(Duration.ofMinutes(1)), scheduler);
-            slow.start();
-            attacked = producers.run(o.producers(), o.window());
-            ends = slow.stop(bodyTimeout.plus(Duration.ofSeconds(10)));
+            w = AttackWindows.measure(producers, o.producers(), o.window(), new SlowBodies(target, SLOW_BODIES,
+                    o.slowBodies(), Hostile.SLOW_CONTENT_LENGTH, o.slowByteEvery(),
+                    bodyTimeout.plus(SLOW_BODY_GIVEN_UP_AFTER), scheduler));
         } finally {
             scheduler.shutdownNow();
         }
-        double ratio = ratio(attacked.msgsPerS(), baseline.msgsPerS());
+        StatusTally ends = w.attack();
         System.out.printf(Locale.ROOT, "1. slow bodies: %d connections from %s, each a batch head of Content-Length %d"
-                + " then one byte per %d ms: producers %.0f msgs/s against %.0f without, ratio %.2f (target 0.9);"
-                + " producers' answers %s; slow bodies ended %s, after %d to %d ms (target 408 within the body"
-                + " timeout, %d ms)%n", o.slowBodies(), SLOW_BODIES.getHostAddress(), Hostile.SLOW_CONTENT_LENGTH,
-                o.slowByteEvery().toMillis(), attacked.msgsPerS(), baseline.msgsPerS(), ratio,
-                attacked.statuses().text(), ends.text(), ends.minMs(), ends.maxMs(), bodyTimeout.toMillis());
-        return new IngestHostile.SlowBodies(o.slowBodies(), bodyTimeout.toMillis(), Round.one(baseline.msgsPerS()),
-                Round.one(attacked.msgsPerS()), Round.two(ratio), ends.text(), ends.minMs(), ends.maxMs());
+                + " then one byte per %d ms: producers %.0f msgs/s against %.0f without (before, after: %s), ratio"
+                + " %.2f (target 0.9); producers' answers %s; slow bodies ended %s, after %d to %d ms (target 408"
+                + " within the body timeout, %d ms)%n", o.slowBodies(), SLOW_BODIES.getHostAddress(),
+                Hostile.SLOW_CONTENT_LENGTH, o.slowByteEvery().toMillis(), w.attacked().msgsPerS(),
+                w.baselineMsgsPerS(), w.baselineRates(), w.ratio(), w.attacked().statuses().text(), ends.text(),
+                ends.minMs(), ends.maxMs(), bodyTimeout.toMillis());
+        return new IngestHostile.SlowBodies(o.slowBodies(), bodyTimeout.toMillis(),
+                Round.one(w.baselineMsgsPerS()), w.baselineRates(), Round.one(w.attacked().msgsPerS()),
+                Round.two(w.ratio()), ends.text(), ends.minMs(), ends.maxMs());
     }
 
     private static IngestHostile.TokenBomb tokenBombs(Hostile o, RawHttp.Target target, IngestProducers producers)
             throws InterruptedException {
-        IngestProducers.Window baseline = producers.run(1, o.window());
         TokenBombs bombs = new TokenBombs(target, BOMBS, o.bombs(), o.bombItems(), Duration.ofMinutes(2));
-        bombs.start();
-        IngestProducers.Window attacked = producers.run(1, o.window());
-        StatusTally answers = bombs.stop();
+        AttackWindows w = AttackWindows.measure(producers, 1, o.window(), bombs);
+        StatusTally answers = w.attack();
         System.out.printf(Locale.ROOT, "2. token bombs: %d at once from %s, each %d empty objects (%d bytes): one"
-                + " producer's p99 %.1f ms against %.1f ms without (target under 100 ms; its answers %s); bombs"
-                + " answered %s, in %d to %d ms (target 413 or 400)%n", o.bombs(), BOMBS.getHostAddress(),
-                o.bombItems(), bombs.bytes(), attacked.p99Ms(), baseline.p99Ms(), attacked.statuses().text(),
-                answers.text(), answers.minMs(), answers.maxMs());
-        return new IngestHostile.TokenBomb(o.bombs(), bombs.bytes(), Round.one(baseline.p99Ms()),
-                Round.one(attacked.p99Ms()), answers.text(), answers.maxMs());
+                + " producer's p99 %.1f ms against %.1f ms without (before, after: %s) (target under 100 ms; its"
+                + " answers %s); bombs answered %s, in %d to %d ms (target 413 or 400)%n", o.bombs(),
+                BOMBS.getHostAddress(), o.bombItems(), bombs.bytes(), w.attacked().p99Ms(), w.baselineP99Ms(),
+                w.baselineP99s(), w.attacked().statuses().text(), answers.text(), answers.minMs(), answers.maxMs());
+        return new IngestHostile.TokenBomb(o.bombs(), bombs.bytes(), Round.one(w.baselineP99Ms()), w.baselineP99s(),
+                Round.one(w.attacked().p99Ms()), answers.text(), answers.maxMs());
     }
 
     private static IngestHostile.Probes probes(Hostile o, RawHttp.Target target, ServiceClient client)
@@ -181,19 +179,16 @@ public final class HostileBenchmark {
 
     private static IngestHostile.HealthFlood healthFlood(Hostile o, RawHttp.Target target, IngestProducers producers)
             throws InterruptedException {
-        IngestProducers.Window baseline = producers.run(o.producers(), o.window());
-        HealthFlood flood = new HealthFlood(target, HEALTH_FLOOD, o.healthClients());
-        flood.start();
-        IngestProducers.Window attacked = producers.run(o.producers(), o.window());
-        StatusTally answers = flood.stop();
-        double ratio = ratio(attacked.msgsPerS(), baseline.msgsPerS());
+        AttackWindows w = AttackWindows.measure(producers, o.producers(), o.window(),
+                new HealthFlood(target, HEALTH_FLOOD, o.healthClients()));
+        StatusTally answers = w.attack();
         System.out.printf(Locale.ROOT, "5. health flood: %d callers of /actuator/health from %s: producers %.0f"
-                + " msgs/s against %.0f without, ratio %.2f (target 0.9); producers' answers %s; health answers %s"
-                + " (%.0f/s)%n", o.healthClients(), HEALTH_FLOOD.getHostAddress(), attacked.msgsPerS(),
-                baseline.msgsPerS(), ratio, attacked.statuses().text(), answers.text(),
-                answers.total() / (o.window().toMillis() / 1000.0));
-        return new IngestHostile.HealthFlood(o.healthClients(), Round.one(baseline.msgsPerS()),
-                Round.one(attacked.msgsPerS()), Round.two(ratio), answers.text());
+                + " msgs/s against %.0f without (before, after: %s), ratio %.2f (target 0.9); producers' answers %s;"
+                + " health answers %s (%.0f/s)%n", o.healthClients(), HEALTH_FLOOD.getHostAddress(),
+                w.attacked().msgsPerS(), w.baselineMsgsPerS(), w.baselineRates(), w.ratio(),
+                w.attacked().statuses().text(), answers.text(), answers.total() / (o.window().toMillis() / 1000.0));
+        return new IngestHostile.HealthFlood(o.healthClients(), Round.one(w.baselineMsgsPerS()), w.baselineRates(),
+                Round.one(w.attacked().msgsPerS()), Round.two(w.ratio()), answers.text());
     }
 
     /** {@code GET /v1/stats} from {@code from} with the operator's name and {@code secret}: its status. */
@@ -207,10 +202,6 @@ public final class HostileBenchmark {
         } catch (IOException e) {
             return StatusTally.NO_ANSWER;
         }
-    }
-
-    private static double ratio(double protectedRate, double baseline) {
-        return baseline > 0 ? protectedRate / baseline : 0;
     }
 
     private static InetAddress loopback(int last) {

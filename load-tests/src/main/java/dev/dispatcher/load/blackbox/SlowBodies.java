@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * answer. When one ends (an answer or a close) it is counted with its time from the head and, while the attack runs,
  * replaced by a new one, so {@code connections} stay open throughout.
  */
-final class SlowBodies {
+final class SlowBodies implements AttackWindows.Attack {
 
     private static final byte[] ONE_BYTE = " ".getBytes(StandardCharsets.US_ASCII);
 
@@ -33,8 +33,8 @@ final class SlowBodies {
     private final RepeatingClients clients = new RepeatingClients();
 
     /**
-     * @param answerWithin how long a slow body may wait for its answer before the harness gives up on it (far
-     *     beyond the service's body timeout)
+     * @param answerWithin how long a slow body may wait for its answer from its head before the harness gives up on
+     *     it, closing it as {@link StatusTally#STILL_OPEN} (beyond the service's body timeout)
      */
     SlowBodies(RawHttp.Target target, InetAddress from, int connections, long contentLength, Duration byteEvery,
             Duration answerWithin, ScheduledExecutorService scheduler) {
@@ -48,17 +48,19 @@ final class SlowBodies {
     }
 
     /** Opens the connections; each is replaced when it ends, until {@link #stop}. */
-    void start() {
+    @Override
+    public void start() {
         clients.start(connections, "slow-body", this::slowBody);
     }
 
     /**
-     * Stops replacing slow bodies, waits up to {@code forEnds} for the open ones to end, closes those still open
+     * Stops replacing slow bodies, waits up to the answer's bound for the open ones to end, closes those still open
      * (counted as {@link StatusTally#STILL_OPEN}) and returns how every slow body ended.
      */
-    StatusTally stop(Duration forEnds) throws InterruptedException {
+    @Override
+    public StatusTally stop() throws InterruptedException {
         clients.stopAsking();
-        long deadline = System.nanoTime() + forEnds.toNanos();
+        long deadline = System.nanoTime() + answerWithin.toNanos();
         while (!open.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(50); // the harness's main thread: waiting is its job
         }

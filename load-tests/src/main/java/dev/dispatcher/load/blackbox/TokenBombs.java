@@ -10,7 +10,7 @@ import java.time.Duration;
  * a virtual thread of its own while another reads the answer, so an answer given before the body is read counts as
  * soon as it comes. Counted by status, with the time from the head to the status line.
  */
-final class TokenBombs {
+final class TokenBombs implements AttackWindows.Attack {
 
     private final RawHttp.Target target;
     private final InetAddress from;
@@ -47,12 +47,14 @@ final class TokenBombs {
     }
 
     /** Starts the bombers. */
-    void start() {
+    @Override
+    public void start() {
         clients.start(bombs, "token-bomb", this::bomb);
     }
 
     /** Stops the bombers after their bomb in flight and returns how every bomb was answered. */
-    StatusTally stop() throws InterruptedException {
+    @Override
+    public StatusTally stop() throws InterruptedException {
         clients.stop();
         return answers;
     }

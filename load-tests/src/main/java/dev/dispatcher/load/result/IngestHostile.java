@@ -38,15 +38,17 @@ public record IngestHostile(@JsonUnwrapped Common common, int producers, long wi
      *
      * @param slowBodies connections kept open at once
      * @param bodyTimeoutMs the service's {@code dispatcher.ingest.body-timeout}
-     * @param slowBaselineMsgsPerS the producers' rate without them
+     * @param slowBaselineMsgsPerS the producers' rate without them: the mean of a window before and one after
+     * @param slowBaselineRuns those two, {@code "<before> <after>"}
      * @param slowMsgsPerS with them
      * @param slowRatio the second over the first
      * @param slowBodyEnds how the slow bodies ended, by status
      * @param slowBodyEndMinMs the earliest end, from the head
      * @param slowBodyEndMaxMs the latest
      */
-    public record SlowBodies(int slowBodies, long bodyTimeoutMs, double slowBaselineMsgsPerS, double slowMsgsPerS,
-            double slowRatio, String slowBodyEnds, long slowBodyEndMinMs, long slowBodyEndMaxMs) {
+    public record SlowBodies(int slowBodies, long bodyTimeoutMs, double slowBaselineMsgsPerS,
+            String slowBaselineRuns, double slowMsgsPerS, double slowRatio, String slowBodyEnds, long slowBodyEndMinMs,
+            long slowBodyEndMaxMs) {
     }
 
     /**
@@ -54,13 +56,14 @@ public record IngestHostile(@JsonUnwrapped Common common, int producers, long wi
      *
      * @param bombs bombs in flight at once
      * @param bombBytes each bomb's body
-     * @param bombBaselineP99Ms one producer's p99 without them
+     * @param bombBaselineP99Ms one producer's p99 without them: the mean of a window before and one after
+     * @param bombBaselineRuns those two, {@code "<before> <after>"}
      * @param bombP99Ms with them
      * @param bombAnswers how the bombs were answered, by status
      * @param bombAnswerMaxMs the slowest answer, from the head
      */
-    public record TokenBomb(int bombs, int bombBytes, double bombBaselineP99Ms, double bombP99Ms, String bombAnswers,
-            long bombAnswerMaxMs) {
+    public record TokenBomb(int bombs, int bombBytes, double bombBaselineP99Ms, String bombBaselineRuns,
+            double bombP99Ms, String bombAnswers, long bombAnswerMaxMs) {
     }
 
     /**
@@ -78,12 +81,13 @@ public record IngestHostile(@JsonUnwrapped Common common, int producers, long wi
      * A health flood against the producers' rate.
      *
      * @param healthClients callers of {@code /actuator/health}, from one address
-     * @param healthBaselineMsgsPerS the producers' rate without them
+     * @param healthBaselineMsgsPerS the producers' rate without them: the mean of a window before and one after
+     * @param healthBaselineRuns those two, {@code "<before> <after>"}
      * @param healthMsgsPerS with them
      * @param healthRatio the second over the first
      * @param healthAnswers the health calls, by status
      */
-    public record HealthFlood(int healthClients, double healthBaselineMsgsPerS, double healthMsgsPerS,
-            double healthRatio, String healthAnswers) {
+    public record HealthFlood(int healthClients, double healthBaselineMsgsPerS, String healthBaselineRuns,
+            double healthMsgsPerS, double healthRatio, String healthAnswers) {
     }
 }

@@ -9,12 +9,12 @@ import org.junit.jupiter.api.Test;
 class HostileTargetsTest {
 
     private static final IngestHostile.SlowBodies SLOW_HELD =
-            new IngestHostile.SlowBodies(8, 10_000, 1000, 950, 0.95, "408:16", 10_020, 10_400);
+            new IngestHostile.SlowBodies(8, 10_000, 1000, "990 1010", 950, 0.95, "408:16", 10_020, 10_400);
     private static final IngestHostile.TokenBomb BOMB_HELD =
-            new IngestHostile.TokenBomb(7, 8_400_001, 5.0, 40.0, "413:700", 90);
+            new IngestHostile.TokenBomb(7, 8_400_001, 5.0, "4.0 6.0", 40.0, "413:700", 90);
     private static final IngestHostile.Probes PROBES_HELD = new IngestHostile.Probes(404, false, "401:10", 200);
     private static final IngestHostile.HealthFlood HEALTH_HELD =
-            new IngestHostile.HealthFlood(200, 1000, 930, 0.93, "200:20 429:4000");
+            new IngestHostile.HealthFlood(200, 1000, "990 1010", 930, 0.93, "200:20 429:4000");
 
     @Test
     void aRunThatHoldsEveryTargetMissesNone() {
@@ -24,10 +24,10 @@ class HostileTargetsTest {
     @Test
     void eachMissedTargetIsNamedByItsField() {
         assertThat(HostileTargets.missed(
-                new IngestHostile.SlowBodies(8, 10_000, 1000, 800, 0.8, "408:8 none:8", 10_020, 40_000),
-                new IngestHostile.TokenBomb(7, 8_400_001, 5.0, 140.0, "408:1 413:18", 2409),
+                new IngestHostile.SlowBodies(8, 10_000, 1000, "990 1010", 800, 0.8, "408:8 none:8", 10_020, 40_000),
+                new IngestHostile.TokenBomb(7, 8_400_001, 5.0, "4.0 6.0", 140.0, "408:1 413:18", 2409),
                 new IngestHostile.Probes(200, true, "401:10", 429),
-                new IngestHostile.HealthFlood(200, 1000, 360, 0.36, "429:240"), 3))
+                new IngestHostile.HealthFlood(200, 1000, "990 1010", 360, 0.36, "429:240"), 3))
                 .containsExactly("slow_ratio", "slow_body_ends", "slow_body_end_max_ms", "bomb_p99_ms",
                         "bomb_answers", "encoded_path_status", "encoded_path_paused", "user_status", "health_ratio",
                         "lost");
@@ -35,8 +35,10 @@ class HostileTargetsTest {
 
     @Test
     void aSlowBodyEndingJustAfterTheTimeoutIsWithinTheSlack() {
-        assertThat(HostileTargets.missed(new IngestHostile.SlowBodies(8, 10_000, 1000, 950, 0.95, "408:16", 10_020,
-                10_000 + HostileTargets.SLOW_END_SLACK_MS), BOMB_HELD, PROBES_HELD, HEALTH_HELD, 0)).isEmpty();
+        IngestHostile.SlowBodies late = new IngestHostile.SlowBodies(8, 10_000, 1000, "990 1010", 950, 0.95,
+                "408:16", 10_020, 10_000 + HostileTargets.SLOW_END_SLACK_MS);
+
+        assertThat(HostileTargets.missed(late, BOMB_HELD, PROBES_HELD, HEALTH_HELD, 0)).isEmpty();
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.dispatcher.load.blackbox;
 
 import dev.dispatcher.load.bench.BenchEnvironment;
 import dev.dispatcher.load.bench.Confirmations;
+import dev.dispatcher.load.bench.JitWarmUp;
 import dev.dispatcher.load.bench.ServiceAccess;
 import dev.dispatcher.load.bench.ServiceClient;
 import dev.dispatcher.load.bench.ServiceProcess;
@@ -27,8 +28,10 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * {@code hostile} (issue 50): the service jar in {@code -Xmx512m} (unless {@code
  * -Ddispatcher.bench.service-jvm-options} says otherwise) with an API token and an operator's HTTP Basic user, and
- * hostile clients beside well-behaved producers ({@link IngestProducers}, from {@code 127.0.0.1}); each phase
- * measures the figure it protects without the attack, then with it, in the same run:
+ * hostile clients beside well-behaved producers ({@link IngestProducers}, from {@code 127.0.0.1}). The producers
+ * warm the service up in rounds of {@code --warmup-s} until its compiler settles ({@link JitWarmUp}); then each
+ * attack's phase measures the figure it protects without the attack, with it and without it again
+ * ({@link AttackWindows}), in the same run:
  * <ol>
  *   <li>slow bodies ({@link SlowBodies}, from {@code 127.0.0.10}) against the producers' rate; each slow body's end
  *       (target: {@code 408} within the body timeout, ratio at least 0.9);</li>
@@ -86,11 +89,9 @@ public final class HostileBenchmark {
             RawHttp.Target target = new RawHttp.Target(PRODUCERS, URI.create(client.baseUrl()).getPort(),
                     client.access().token(), OPERATOR, password);
             IngestProducers producers = new IngestProducers(target, PRODUCERS, topic);
-            if (o.warmup().isPositive()) {
-                IngestProducers.Window warm = producers.run(o.producers(), o.warmup());
-                System.out.printf(Locale.ROOT, "warm-up: %.0f msgs/s for %d s, answers %s%n", warm.msgsPerS(),
-                        o.warmup().toSeconds(), warm.statuses().text());
-            }
+            JitWarmUp.Result warm = o.warmup().isPositive() ? JitWarmUp.untilCompiled("ingest",
+                    JitWarmUp.service(client), () -> producers.run(o.producers(), o.warmup()).accepted(),
+                    o.quick() ? 1 : JitWarmUp.MAX_ROUNDS) : JitWarmUp.Result.NONE;
             IngestHostile.SlowBodies slow = slowBodies(o, target, producers, bodyTimeout);
             IngestHostile.TokenBomb bomb = tokenBombs(o, target, producers);
             IngestHostile.Probes probes = probes(o, target, client);
@@ -104,8 +105,8 @@ public final class HostileBenchmark {
             List<String> missed = HostileTargets.missed(slow, bomb, probes, health, lost);
             System.out.println("hostile: targets missed: " + (missed.isEmpty() ? "none" : String.join(", ", missed)));
             return new IngestHostile(Common.of(env.fsync(), Ordering.PER_KEY.text(), Keys.DEFAULT,
-                    IngestProducers.payloadBytes(), 0, 0), o.producers(), o.window().toSeconds(), slow, bomb, probes,
-                    health, producers.accepted().size(), lost, duplicates,
+                    IngestProducers.payloadBytes(), warm.rows(), warm.rounds()), o.producers(),
+                    o.window().toSeconds(), slow, bomb, probes, health, producers.accepted().size(), lost, duplicates,
                     missed.isEmpty() ? "none" : String.join(",", missed), service.isAlive(),
                     String.join(" ", jvmOptions));
         }

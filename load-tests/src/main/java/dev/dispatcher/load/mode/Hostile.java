@@ -13,8 +13,9 @@ import java.util.List;
  *     health flood must leave (default {@value #DEFAULT_PRODUCERS})
  * @param window {@code --window-s}: each measured window, unprotected and protected alike (default
  *     {@value #DEFAULT_WINDOW_S} s, {@value #QUICK_WINDOW_S} with {@code --quick})
- * @param warmup {@code --warmup-s}: untimed single messages before the first window (default
- *     {@value #DEFAULT_WARMUP_S} s, {@value #QUICK_WARMUP_S} with {@code --quick})
+ * @param warmup {@code --warmup-s}: a round of untimed single messages before the first window, repeated until the
+ *     service's compiler settles (default {@value #DEFAULT_WARMUP_S} s; one round of {@value #QUICK_WARMUP_S} s with
+ *     {@code --quick}; 0: none)
  * @param slowBodies {@code --slow-bodies}: raw connections each declaring a batch of {@link #SLOW_CONTENT_LENGTH}
  *     bytes and sending one byte per {@code --slow-byte-ms} (default {@value #DEFAULT_SLOW_BODIES})
  * @param slowByteEvery {@code --slow-byte-ms} (default {@value #DEFAULT_SLOW_BYTE_MS} ms, {@value #QUICK_SLOW_BYTE_MS}
@@ -31,16 +32,17 @@ import java.util.List;
  *     {@value #DEFAULT_GUESSES})
  * @param serviceArgs {@code --service-args "--name=value ..."}: more settings on the service's command line
  * @param servers the servers
+ * @param quick {@code --quick}: CI-sized windows and a single warm-up round
  */
 public record Hostile(int producers, Duration window, Duration warmup, int slowBodies, Duration slowByteEvery,
         Duration bodyTimeout, int bombs, int bombItems, int healthClients, int guesses, List<String> serviceArgs,
-        Servers servers) implements BenchMode {
+        Servers servers, boolean quick) implements BenchMode {
 
     public static final String NAME = "hostile";
     public static final int DEFAULT_PRODUCERS = 16;
     public static final int DEFAULT_WINDOW_S = 20;
     public static final int QUICK_WINDOW_S = 2;
-    public static final int DEFAULT_WARMUP_S = 20;
+    public static final int DEFAULT_WARMUP_S = 10;
     public static final int QUICK_WARMUP_S = 1;
     public static final int DEFAULT_SLOW_BODIES = 8;
     /** What a slow body declares: 8 MiB, within a batch's body bound (8 x the payload limit + 64 KiB). */
@@ -84,6 +86,6 @@ public record Hostile(int producers, Duration window, Duration warmup, int slowB
                 o.integer("bomb-items", DEFAULT_BOMB_ITEMS, 1, 2_800_000),
                 o.integer("health-clients", DEFAULT_HEALTH_CLIENTS, 0, 10_000),
                 o.integer("guesses", DEFAULT_GUESSES, 0, 1_000),
-                o.serviceArgs(), Servers.parse(o));
+                o.serviceArgs(), Servers.parse(o), quick);
     }
 }

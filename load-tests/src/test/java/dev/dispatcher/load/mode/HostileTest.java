@@ -16,7 +16,8 @@ class HostileTest {
 
         assertThat(hostile.producers()).isEqualTo(16);
         assertThat(hostile.window()).hasSeconds(20);
-        assertThat(hostile.warmup()).hasSeconds(20);
+        assertThat(hostile.warmup()).as("a round, repeated until the compiler settles").hasSeconds(10);
+        assertThat(hostile.quick()).isFalse();
         assertThat(hostile.slowBodies()).isEqualTo(8);
         assertThat(hostile.slowByteEvery()).isEqualTo(Duration.ofSeconds(5));
         assertThat(hostile.bodyTimeout()).as("not put on the service's command line").isNull();
@@ -37,6 +38,7 @@ class HostileTest {
         assertThat(quick.warmup()).hasSeconds(Hostile.QUICK_WARMUP_S);
         assertThat(quick.bodyTimeout()).isEqualTo(Duration.ofMillis(Hostile.QUICK_BODY_TIMEOUT_MS));
         assertThat(quick.slowByteEvery()).isEqualTo(Duration.ofMillis(Hostile.QUICK_SLOW_BYTE_MS));
+        assertThat(quick.quick()).as("one warm-up round").isTrue();
         assertThat(quick.slowBodies()).isEqualTo(8);
         assertThat(quick.bombs()).isEqualTo(7);
         assertThat(quick.healthClients()).isEqualTo(200);
@@ -51,7 +53,7 @@ class HostileTest {
 
         assertThat(hostile).isEqualTo(new Hostile(4, Duration.ofSeconds(30), Duration.ZERO, 2,
                 Duration.ofSeconds(1), Duration.ofSeconds(3), 1, 1000, 50, 3, List.of("--dispatcher.ingest.writers=2"),
-                new Servers(null, Servers.DEFAULT_USER, Servers.DEFAULT_USER, "127.0.0.1:19092")));
+                new Servers(null, Servers.DEFAULT_USER, Servers.DEFAULT_USER, "127.0.0.1:19092"), false));
         assertThat(hostile.effectiveBodyTimeout()).hasSeconds(3);
     }
 

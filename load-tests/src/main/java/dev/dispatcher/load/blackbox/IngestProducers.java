@@ -14,8 +14,11 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 
 /**
  * The well-behaved producers of a hostile run: closed-loop clients, each posting one single message ({@code POST
@@ -65,27 +68,32 @@ final class IngestProducers {
     Window run(int producers, Duration window) throws InterruptedException {
         StatusTally statuses = new StatusTally();
         AtomicLong acceptedNow = new AtomicLong();
-        List<long[]> latencies = new ArrayList<>();
+        List<Future<long[]>> latencies = new ArrayList<>();
         long started = System.nanoTime();
         long deadline = started + window.toNanos();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int p = 0; p < producers; p++) {
-                long[] micros = new long[1 << 16];
-                synchronized (latencies) {
-                    latencies.add(micros);
-                }
-                threads.submit(() -> produce(deadline, statuses, acceptedNow, micros));
+                latencies.add(threads.submit(() -> produce(deadline, statuses, acceptedNow)));
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        long[] all = latencies.stream().flatMapToLong(m -> Arrays.stream(m, 1, (int) Math.min(m[0] + 1, m.length)))
-                .sorted().toArray();
-        double p99Ms = all.length == 0 ? -1 : all[Math.max(0, (int) Math.ceil(0.99 * all.length) - 1)] / 1000.0;
-        return new Window(acceptedNow.get(), acceptedNow.get() / seconds, p99Ms, all.length, statuses);
+        LongStream.Builder all = LongStream.builder();
+        for (Future<long[]> producer : latencies) {
+            try {
+                Arrays.stream(producer.get()).forEach(all);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("a producer failed", e.getCause());
+            }
+        }
+        long[] sorted = all.build().sorted().toArray();
+        double p99Ms = sorted.length == 0 ? -1
+                : sorted[Math.max(0, (int) Math.ceil(0.99 * sorted.length) - 1)] / 1000.0;
+        return new Window(acceptedNow.get(), acceptedNow.get() / seconds, p99Ms, sorted.length, statuses);
     }
 
-    /** One producer until {@code deadline}; {@code micros[0]} counts the latencies kept after it. */
-    private Void produce(long deadline, StatusTally statuses, AtomicLong acceptedNow, long[] micros) {
+    /** One producer until {@code deadline}; returns the latency of each answer, in microseconds. */
+    private long[] produce(long deadline, StatusTally statuses, AtomicLong acceptedNow) {
+        LongStream.Builder micros = LongStream.builder();
         while (System.nanoTime() < deadline) {
             String id = UUID.randomUUID().toString();
             long start = System.nanoTime();
@@ -99,19 +107,17 @@ final class IngestProducers {
                 status = StatusTally.NO_ANSWER;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return null;
+                break;
             }
             long micro = (System.nanoTime() - start) / 1000;
             statuses.add(status, micro / 1000);
-            if (micros[0] + 1 < micros.length) {
-                micros[(int) ++micros[0]] = micro;
-            }
+            micros.add(micro);
             if (status == 202) {
                 accepted.add(id);
                 acceptedNow.incrementAndGet();
             }
         }
-        return null;
+        return micros.build().toArray();
     }
 
     /**
@@ -120,7 +126,7 @@ final class IngestProducers {
      * @param accepted messages answered {@code 202}
      * @param msgsPerS those per second of the window (until its last answer)
      * @param p99Ms the 99th percentile latency of every answer (nearest rank), -1 without one
-     * @param answers answers whose latency was kept (at most 65,535 per producer)
+     * @param answers answers in the window
      * @param statuses the answers by status
      */
     record Window(long accepted, double msgsPerS, double p99Ms, long answers, StatusTally statuses) {

@@ -34,17 +34,6 @@ final class StatusTally {
         return statuses.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    /** Ends with {@code status}. */
-    synchronized long count(int status) {
-        return statuses.getOrDefault(status, 0L);
-    }
-
-    /** Whether every end had one of {@code allowed} (and there was at least one). */
-    synchronized boolean onlyStatuses(int... allowed) {
-        return !statuses.isEmpty() && statuses.keySet().stream()
-                .allMatch(s -> java.util.Arrays.stream(allowed).anyMatch(a -> a == s));
-    }
-
     /** The fastest end with an answer or a close, -1 when none. */
     synchronized long minMs() {
         return maxMs < 0 ? -1 : minMs;

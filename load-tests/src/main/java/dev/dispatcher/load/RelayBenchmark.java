@@ -6,6 +6,7 @@ import dev.dispatcher.load.blackbox.BlackBoxDrainBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxInboxBenchmark;
 import dev.dispatcher.load.blackbox.BlackBoxLatencyBenchmark;
 import dev.dispatcher.load.blackbox.FormatsDrainBenchmark;
+import dev.dispatcher.load.blackbox.HostileBenchmark;
 import dev.dispatcher.load.blackbox.ImageDrainBenchmark;
 import dev.dispatcher.load.blackbox.LargeDrainBenchmark;
 import dev.dispatcher.load.blackbox.NewTopicBenchmark;
@@ -27,6 +28,7 @@ import dev.dispatcher.load.mode.BlackBoxNewTopic;
 import dev.dispatcher.load.mode.BlackBoxScale;
 import dev.dispatcher.load.mode.BlackBoxSources;
 import dev.dispatcher.load.mode.Drain;
+import dev.dispatcher.load.mode.Hostile;
 import dev.dispatcher.load.mode.Inbox;
 import dev.dispatcher.load.mode.LargeDrain;
 import dev.dispatcher.load.mode.Latency;
@@ -88,6 +90,7 @@ public final class RelayBenchmark {
             case BlackBoxInbox b -> BlackBoxInboxBenchmark.run(env, b);
             case BlackBoxNewTopic b -> NewTopicBenchmark.run(env, b);
             case BlackBoxImage b -> ImageDrainBenchmark.run(env, b);
+            case Hostile h -> HostileBenchmark.run(env, h);
         };
     }
 }

@@ -11,13 +11,13 @@ import java.util.Locale;
  */
 public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, BlackBox, BlackBoxScale,
         BlackBoxLatency, ReferenceLatency, Overload, LargeDrain, BlackBoxSources,
-        BlackBoxFormats, Sustained, BlackBoxInbox, BlackBoxNewTopic, BlackBoxImage {
+        BlackBoxFormats, Sustained, BlackBoxInbox, BlackBoxNewTopic, BlackBoxImage, Hostile {
 
     /** Every mode's name, in the order the usage lists them. */
     List<String> NAMES = List.of(Drain.NAME, Latency.NAME, Sweep.NAME, Inbox.NAME, Scale.NAME, BlackBox.NAME,
             BlackBoxScale.NAME, BlackBoxLatency.NAME, ReferenceLatency.NAME, Overload.NAME, LargeDrain.NAME,
             BlackBoxSources.NAME, BlackBoxFormats.NAME,
-            Sustained.NAME, BlackBoxInbox.NAME, BlackBoxNewTopic.NAME, BlackBoxImage.NAME);
+            Sustained.NAME, BlackBoxInbox.NAME, BlackBoxNewTopic.NAME, BlackBoxImage.NAME, Hostile.NAME);
 
     /** The mode's name, as given on the command line. */
     String name();
@@ -60,6 +60,7 @@ public sealed interface BenchMode permits Drain, Latency, Sweep, Inbox, Scale, B
             case BlackBoxInbox.NAME -> BlackBoxInbox.parse(o);
             case BlackBoxNewTopic.NAME -> BlackBoxNewTopic.parse(o);
             case BlackBoxImage.NAME -> BlackBoxImage.parse(o);
+            case Hostile.NAME -> Hostile.parse(o);
             default -> throw new IllegalArgumentException("unknown mode '" + args[0] + "'; modes: "
                     + String.join("|", NAMES));
         };

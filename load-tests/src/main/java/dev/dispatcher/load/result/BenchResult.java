@@ -8,7 +8,7 @@ import tools.jackson.databind.node.ObjectNode;
  * components in declaration order, in snake case, absent optional ones left out.
  */
 public sealed interface BenchResult permits RelayDrain, RelayLatency, RelaySweep, InboxDrain, IngestOverload,
-        RelayLargePayload, GatlingIngest, RelaySustained, RelayNewTopic, RelayImage {
+        RelayLargePayload, GatlingIngest, RelaySustained, RelayNewTopic, RelayImage, IngestHostile {
 
     /** The RESULT's {@code name}. */
     String name();

@@ -421,8 +421,12 @@ public final class OutboxSql {
      *
      * <p>The status is written into the text (an enum value, never user text), so the planner can use the partial
      * indexes: {@code outbox_message_live_seq_idx} (its {@code seq > 0} follows from {@code seq > $1} with a cursor
-     * of 0 or more) or {@code outbox_message_live_key_idx} for live statuses,
-     * {@code outbox_message_dead_letter_idx} for dead letters, the {@code seq} unique index otherwise. A plain
+     * of 0 or more, in the custom plan the service runs it with) or {@code outbox_message_live_key_idx} for live
+     * statuses, {@code outbox_message_dead_letter_idx} (topic, seq) or {@code outbox_message_dead_letter_seq_idx}
+     * (V9) for dead letters, the {@code seq} unique index otherwise. A page then reads about its own rows, except
+     * for a topic or key over the history (no status, or DELIVERED) or a topic over the live rows without a key: no
+     * index holds those (one would cost every insert), so the service bounds every listing with
+     * {@code dispatcher.operator.read-timeout} ({@code OperatorReadPlansIT} lists which filter is which). A plain
      * read: rows may change while an operator pages; each page is consistent.
      */
     public static String list(String statusOrNull, boolean byTopic, boolean byKey) {

@@ -55,8 +55,9 @@ public class InboxConfiguration {
 
     /** Each source's inbox operator store, on the source's pool. */
     @Bean
-    PerSource<InboxOperatorStore> inboxOperatorStores(Sources sources) {
-        return PerSource.of(sources, source -> InboxOperatorStore.r2dbc(source.connections()));
+    PerSource<InboxOperatorStore> inboxOperatorStores(Sources sources, DispatcherProperties properties) {
+        return PerSource.of(sources, source -> InboxOperatorStore.r2dbc(source.connections(),
+                properties.operator().readTimeout()));
     }
 
     /**

@@ -48,6 +48,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
         assertThat(properties.inbox().consumers()).isEmpty();
+        assertThat(properties.operator().readTimeout()).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
@@ -241,18 +242,21 @@ class DispatcherPropertiesTest {
                 Duration.ZERO, null), "dispatcher.ingest.read-timeout must be between 100ms and 1h, but was 0s");
         assertInvalid(() -> new IngestProperties(null, null, null, null, null, null, null, null, null, null,
                 Duration.ofHours(2)), "dispatcher.ingest.body-timeout must be between 100ms and 1h, but was 2h");
+        assertInvalid(() -> new OperatorProperties(Duration.ofMillis(10)),
+                "dispatcher.operator.read-timeout must be between 100ms and 10m, but was 10ms");
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was 'Bad-Schema'");
         assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was '"
                         + "s".repeat(64) + "'");
-        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null),
+        assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null,
+                null),
                 "dispatcher.worker-id must not be blank, but was ' '");
     }
 

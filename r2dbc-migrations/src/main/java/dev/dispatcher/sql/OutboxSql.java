@@ -419,11 +419,11 @@ public final class OutboxSql {
      * Operator listing: rows after a seq cursor in seq order, optionally of one status, topic and key. Parameters: {@code $1} cursor (seq; 0 from the start), {@code $2} limit,
      * then {@code $3} topic and {@code $4} key when {@code byTopic}/{@code byKey}.
      *
-     * <p>The status is written into the text (an enum value, never user text), so the planner can use the partial
-     * indexes: {@code outbox_message_live_seq_idx} (its {@code seq > 0} follows from {@code seq > $1} with a cursor
-     * of 0 or more) or {@code outbox_message_live_key_idx} for live statuses,
-     * {@code outbox_message_dead_letter_idx} for dead letters, the {@code seq} unique index otherwise. A plain
-     * read: rows may change while an operator pages; each page is consistent.
+     * <p>The status is written into the text (an enum value, never user text) for the partial indexes: live_seq (its
+     * {@code seq > 0} follows from a cursor of 0 or more in a custom plan) or live_key for live statuses, dead_letter
+     * or dead_letter_seq (V9) for dead letters, the {@code seq} unique index otherwise. No index holds a topic or key
+     * over the history (one would cost every insert): {@code dispatcher.operator.read-timeout} bounds those reads
+     * ({@code OperatorReadPlansIT}). A plain read: rows may change while an operator pages; each page is consistent.
      */
     public static String list(String statusOrNull, boolean byTopic, boolean byKey) {
         if (statusOrNull != null && !statusOrNull.matches("[A-Z_]{1,32}")) {

@@ -92,7 +92,8 @@ class ApiConfiguration {
 
     /** Each source's operator store, on the source's pool. */
     @Bean
-    PerSource<OperatorStore> operatorStores(PerSource<SourceRelay> relays) {
-        return relays.map(relay -> OperatorStore.r2dbc(relay.source().connections(), relay.store()));
+    PerSource<OperatorStore> operatorStores(PerSource<SourceRelay> relays, DispatcherProperties properties) {
+        return relays.map(relay -> OperatorStore.r2dbc(relay.source().connections(), relay.store(),
+                properties.operator().readTimeout()));
     }
 }

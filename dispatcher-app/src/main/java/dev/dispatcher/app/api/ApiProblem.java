@@ -1,6 +1,7 @@
 package dev.dispatcher.app.api;
 
 import dev.dispatcher.app.store.DatabaseFailures;
+import dev.dispatcher.app.store.OperatorReadTimeout;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -102,7 +103,8 @@ final class ApiProblem extends RuntimeException {
      */
     static ApiProblem ofFailure(Throwable error, ServerHttpRequest request) {
         String described = request.getId() + " " + request.getMethod() + " " + request.getPath();
-        ApiProblem unavailable = switch (DatabaseFailures.classify(error)) {
+        ApiProblem unavailable = error instanceof OperatorReadTimeout read ? readTooLong(read)
+                : switch (DatabaseFailures.classify(error)) {
             case TIMEOUT -> unavailable(ProblemType.DATABASE_TIMEOUT, "the database did not answer in time (a"
                     + " statement or lock wait ran out); nothing was written, retry later",
                     DATABASE_RETRY_AFTER_SECONDS);
@@ -124,6 +126,14 @@ final class ApiProblem extends RuntimeException {
         return new ApiProblem(ProblemType.INTERNAL_ERROR, null, "the request failed on the server; it may or may not"
                 + " have been applied, see the logs (request " + request.getId() + ")")
                 .with("requestId", request.getId());
+    }
+
+    /** 503: an operator listing PostgreSQL cancelled at {@code dispatcher.operator.read-timeout}. */
+    private static ApiProblem readTooLong(OperatorReadTimeout read) {
+        return unavailable(ProblemType.DATABASE_TIMEOUT, "the read took longer than " + read.timeout().toMillis()
+                + " ms (dispatcher.operator.read-timeout) and was stopped: few rows match this filter among the many"
+                + " it has to walk; narrow it (a status, a topic with a status, a key) or page from a later cursor",
+                DATABASE_RETRY_AFTER_SECONDS);
     }
 
     private static ApiProblem of(ProblemType type, HttpStatus expected, String detail) {

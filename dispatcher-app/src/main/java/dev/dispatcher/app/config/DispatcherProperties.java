@@ -21,7 +21,8 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * Dispatcher's own configuration, bound from {@code dispatcher.*}; the names are a public contract (docs/contract.md,
  * "Configuration"). One record per block ({@link RelayProperties}, {@link RetryProperties},
  * {@link RetentionProperties}, {@link IngestProperties}, {@link DemoProperties}, {@link SecurityProperties},
- * {@link InboxProperties}, {@link ServerProperties}), each validating its own values once.
+ * {@link InboxProperties}, {@link DatabaseProperties}, {@link ServerProperties}, {@link OperatorProperties}), each
+ * validating its own values once.
  *
  * <p>Immutable. Every block is optional: an absent block, list or value takes the default named by the
  * {@code DEFAULT_*} constant beside it. Validation runs in the constructors, so an instance that exists is valid;
@@ -45,6 +46,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  *     source of {@code spring.r2dbc.*}; names are unique
  * @param database how the service reaches PostgreSQL: directly or through a transaction pooler
  * @param server bounds of the HTTP server Spring Boot has no property for
+ * @param operator bounds on what the operator API's reads may cost the database
  */
 @ConfigurationProperties(DispatcherProperties.PREFIX)
 public record DispatcherProperties(
@@ -59,7 +61,8 @@ public record DispatcherProperties(
         @NestedConfigurationProperty InboxProperties inbox,
         List<SourceProperties> sources,
         @NestedConfigurationProperty DatabaseProperties database,
-        @NestedConfigurationProperty ServerProperties server) {
+        @NestedConfigurationProperty ServerProperties server,
+        @NestedConfigurationProperty OperatorProperties operator) {
 
     /** The prefix of every property bound here. */
     public static final String PREFIX = "dispatcher";
@@ -93,6 +96,7 @@ public record DispatcherProperties(
         inbox = inbox == null ? InboxProperties.defaults() : inbox;
         database = database == null ? DatabaseProperties.defaults() : database;
         server = server == null ? ServerProperties.defaults() : server;
+        operator = operator == null ? OperatorProperties.defaults() : operator;
         retry.toPolicy("retry", ThreadLocalRandomSource.INSTANCE);
         List<String> sourceNames = sourceNames(sources);
         for (int i = 0; i < inbox.consumers().size(); i++) {
@@ -108,7 +112,7 @@ public record DispatcherProperties(
 
     /** Every default; the worker id is {@code <hostname>-<pid>}. */
     public static DispatcherProperties defaults() {
-        return new DispatcherProperties(null, null, null, null, null, null, null, null, null, null, null, null);
+        return new DispatcherProperties(null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /** The names of every source, {@value Sources#DEFAULT} first, then {@code dispatcher.sources} in order. */

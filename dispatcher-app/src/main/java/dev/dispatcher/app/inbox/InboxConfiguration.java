@@ -14,6 +14,7 @@ import dev.dispatcher.app.store.InboxOperatorStore;
 import dev.dispatcher.app.store.InboxReads;
 import dev.dispatcher.app.store.InboxStore;
 import dev.dispatcher.domain.Queue;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,8 +55,9 @@ public class InboxConfiguration {
 
     /** Each source's inbox operator store, on the source's pool. */
     @Bean
-    PerSource<InboxOperatorStore> inboxOperatorStores(Sources sources) {
-        return PerSource.of(sources, source -> InboxOperatorStore.r2dbc(source.connections()));
+    PerSource<InboxOperatorStore> inboxOperatorStores(Sources sources, DispatcherProperties properties) {
+        return PerSource.of(sources, source -> InboxOperatorStore.r2dbc(source.connections(),
+                properties.operator().readTimeout()));
     }
 
     /**
@@ -66,11 +68,11 @@ public class InboxConfiguration {
     @Bean
     InboxLifecycle inboxLifecycle(Sources sources, PerSource<DispatcherMetrics> sourceMetrics,
             ObjectProvider<InboxHandler> handlerBeans, KafkaProperties kafka, DispatcherProperties properties,
-            MessageTracing tracing) {
+            MessageTracing tracing, MeterRegistry meters) {
         Map<String, InboxHandler> handlers = handlersByName(handlerBeans.orderedStream().toList());
         Map<String, Object> consumerProperties = kafka.buildConsumerProperties();
         List<InboxProperties.Consumer> configured = properties.inbox().consumers();
-        RecordPublisher deadLetters = deadLetterPublisher(configured, kafka, tracing);
+        RecordPublisher deadLetters = deadLetterPublisher(configured, kafka, tracing, meters);
         PerSource<InboxStore> stores = PerSource.of(sources, source -> InboxStore.r2dbc(source.connections()));
         Map<String, List<InboxConsumer>> bySource = new LinkedHashMap<>();
         for (int i = 0; i < configured.size(); i++) {
@@ -95,12 +97,12 @@ public class InboxConfiguration {
      * the relay's sends; closed with the inbox.
      */
     static @Nullable RecordPublisher deadLetterPublisher(List<InboxProperties.Consumer> consumers, KafkaProperties kafka,
-            MessageTracing tracing) {
+            MessageTracing tracing, MeterRegistry meters) {
         if (consumers.stream().allMatch(c -> c.deadLetters() == null)) {
             return null;
         }
         return Publishers.traced(Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()),
-                kafka.buildAdminProperties()), tracing);
+                kafka.buildAdminProperties(), meters), tracing);
     }
 
     /** The settings of consumer {@code index}, as configured (defaults filled in by the properties). */

@@ -2,6 +2,7 @@ package dev.dispatcher.app.kafka;
 
 import dev.dispatcher.app.kafka.SendFailure.Scope;
 import dev.dispatcher.app.observe.DispatcherMetrics.PublishFailureCause;
+import dev.dispatcher.app.observe.TopicTable;
 import dev.dispatcher.domain.FailureKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -92,11 +94,17 @@ final class KafkaClientsPublisher implements RecordPublisher {
     /** Whether the producer compresses (then a record's size on the broker is not known before it is sent). */
     private final boolean compressed;
 
-    KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
-        this(producerProperties, adminProperties, Clock.systemUTC());
+    KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties,
+            Function<String, TopicTable.Evictions> evictions) {
+        this(producerProperties, adminProperties, evictions, Clock.systemUTC());
     }
 
-    KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties, Clock clock) {
+    /**
+     * @param evictions the counter of the topics a full per-topic table drops, by table (its readiness answers and
+     *     creation attempts)
+     */
+    KafkaClientsPublisher(Map<String, Object> producerProperties, Map<String, Object> adminProperties,
+            Function<String, TopicTable.Evictions> evictions, Clock clock) {
         Map<String, Object> props = new HashMap<>(producerProperties);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -121,7 +129,7 @@ final class KafkaClientsPublisher implements RecordPublisher {
                 PublishFailureCause.TIMEOUT, "no acknowledgement from Kafka within " + ackTimeout));
         this.topics = new TopicReadiness(admin, promptProducer == producer ? List.of(producer)
                 : List.of(producer, promptProducer), ackTimeout,
-                task -> Schedulers.boundedElastic().schedule(task), refusals, clock);
+                task -> Schedulers.boundedElastic().schedule(task), refusals, evictions, clock);
     }
 
     /** The producer's {@code max.block.ms} (Kafka's default, 60 s, when not set). */

@@ -1,8 +1,11 @@
 package dev.dispatcher.app.kafka;
 
 import dev.dispatcher.app.observe.MessageTracing;
+import dev.dispatcher.app.observe.TopicTable;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Creates the {@link RecordPublisher} the service uses. */
 public final class Publishers {
@@ -33,13 +36,24 @@ public final class Publishers {
      * worth its name, and logs a warning naming the topic when not ({@link TopicDurabilityWarnings}).
      */
     public static RecordPublisher kafka(Map<String, Object> producerProperties, Map<String, Object> adminProperties) {
+        return kafka(producerProperties, adminProperties, null);
+    }
+
+    /**
+     * {@link #kafka(Map, Map)} whose per-topic tables count the topics they drop when full in {@code meters}
+     * ({@code dispatcher.topics.evicted}, {@code table} {@code topic_readiness} and {@code topic_creations}); none
+     * counted when null.
+     */
+    public static RecordPublisher kafka(Map<String, Object> producerProperties, Map<String, Object> adminProperties,
+            @Nullable MeterRegistry meters) {
         Map<String, Object> admin = new HashMap<>(adminProperties);
         // an admin client without servers of its own uses the producer's, as KafkaClientsPublisher's does
         Object servers = producerProperties.get("bootstrap.servers");
         if (servers != null) {
             admin.putIfAbsent("bootstrap.servers", servers);
         }
-        return TopicDurabilityWarnings.logging(new KafkaClientsPublisher(producerProperties, admin),
+        return TopicDurabilityWarnings.logging(new KafkaClientsPublisher(producerProperties, admin,
+                        table -> meters == null ? TopicTable.Evictions.NONE : TopicTable.evictionsIn(meters, table)),
                 new ClusterCheck(admin));
     }
 

@@ -120,9 +120,10 @@ final class TopicCreation {
      * @param producer the producer whose metadata request asks for a topic
      * @param timeout the bound of the admin requests ({@code max.block.ms}, which also bounds an attempt)
      * @param executor runs the attempts, which block (a bounded-elastic scheduler)
+     * @param evictions counts the topics the full table of attempts drops
      */
     TopicCreation(Admin admin, Producer<String, byte[]> producer, Duration timeout, Executor executor,
-            AdminRefusals refusals, Clock clock) {
+            AdminRefusals refusals, TopicTable.Evictions evictions, Clock clock) {
         this.admin = Objects.requireNonNull(admin, "admin");
         this.producer = Objects.requireNonNull(producer, "producer");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
@@ -130,7 +131,7 @@ final class TopicCreation {
         this.refusals = Objects.requireNonNull(refusals, "refusals");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.topics = TopicTable.dropping("topic creations", (topic, state) -> {
-        }, clock);
+        }, evictions, clock);
     }
 
     /**

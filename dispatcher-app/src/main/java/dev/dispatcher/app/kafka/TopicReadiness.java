@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -135,18 +136,21 @@ final class TopicReadiness {
      * @param producers the producers that must hold a ready topic's metadata; the first asks for missing topics
      * @param timeout the bound of each admin request and producer lookup ({@code max.block.ms})
      * @param lookups runs the producers' blocking lookups (a bounded-elastic scheduler)
+     * @param evictions the counter of the topics a full table drops, by table ({@code topic_readiness}, {@code
+     *     topic_creations})
      */
     TopicReadiness(Admin admin, List<Producer<String, byte[]>> producers, Duration timeout, Executor lookups,
-            AdminRefusals refusals, Clock clock) {
+            AdminRefusals refusals, Function<String, TopicTable.Evictions> evictions, Clock clock) {
         this.admin = admin;
         this.producers = List.copyOf(producers);
         this.timeout = timeout;
         this.lookups = lookups;
         this.clock = clock;
         this.refusals = refusals;
-        this.creation = new TopicCreation(admin, this.producers.getFirst(), timeout, lookups, refusals, clock);
+        this.creation = new TopicCreation(admin, this.producers.getFirst(), timeout, lookups, refusals,
+                evictions.apply("topic_creations"), clock);
         this.topics = TopicTable.dropping("topic readiness answers", (topic, answer) -> {
-        }, clock);
+        }, evictions.apply("topic_readiness"), clock);
     }
 
     /**

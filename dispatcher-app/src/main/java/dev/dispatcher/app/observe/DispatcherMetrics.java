@@ -127,7 +127,8 @@ public final class DispatcherMetrics {
         this.source = source;
         this.publishFailures = new TopicTable<>("publish failure counters (source " + source + ")",
                 MAX_FAILURE_TOPICS, FAILURE_TOPIC_IDLE, TopicTable.WhenFull.REFUSE_NEW,
-                (topic, counters) -> counters.each(registry::remove), clock);
+                (topic, counters) -> counters.each(registry::remove),
+                TopicTable.evictionsIn(registry, "publish_failure_counters"), clock);
         for (Queue queue : Queue.values()) {
             totals.put(queue, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
         }

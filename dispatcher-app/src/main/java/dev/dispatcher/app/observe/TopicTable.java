@@ -1,10 +1,14 @@
 package dev.dispatcher.app.observe;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * <p>When a new topic would take the table past its capacity, it first drops the topics not used for {@code idle}
  * (their state is stale by then), and if it is still full, as {@link WhenFull} says: drops the least recently used
  * topics down to nine tenths of the capacity, or refuses the new one (the caller counts it elsewhere). Either is
- * logged as a warning, at most once a minute, naming the table. Each dropped topic's value is handed to {@code
+ * logged as a warning, at most once a minute, naming the table, and counted by its {@link Evictions} ({@code
+ * dispatcher.topics.evicted{table, reason}}: {@link #evictionsIn}). Each dropped topic's value is handed to {@code
  * onDrop} (to unregister a meter or a breaker); a dropped topic starts afresh when it is met again. A sweep runs only
  * at capacity, one at a time, and a sweep that drops the least recently used frees a tenth of the table, so its
  * cost is spread over the topics added until the next one; a refusing table sweeps at most once a second.
@@ -55,6 +60,55 @@ public final class TopicTable<V> {
         REFUSE_NEW
     }
 
+    /** Why a full table let a topic go: the {@code reason} tag of {@code dispatcher.topics.evicted}. */
+    public enum Eviction {
+        /** Dropped because it had not been used for the table's idle time. */
+        IDLE("idle"),
+        /** Dropped, though used within the idle time, to make room (a dropping table). */
+        LEAST_RECENTLY_USED("least_recently_used"),
+        /** A new topic the table did not take (a refusing table). */
+        REFUSED("refused");
+
+        private final String tag;
+
+        Eviction(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /** Counts the topics a full table let go, by {@link Eviction}; cheap and never throws. */
+    @FunctionalInterface
+    public interface Evictions {
+
+        /** Counts nothing. */
+        Evictions NONE = (eviction, topics) -> {
+        };
+
+        void count(Eviction eviction, int topics);
+    }
+
+    /** The name of the counter of topics a full table let go ({@link #evictionsIn}). */
+    public static final String EVICTED_METRIC = "dispatcher.topics.evicted";
+
+    /**
+     * Counts the evictions of the table called {@code table} (a tag value, {@code topic_breakers}) in {@code
+     * registry}: {@value #EVICTED_METRIC}{@code {table, reason}}. One counter per tag set, shared by every table of
+     * that name (the sources' relays), so their counts add up.
+     */
+    public static Evictions evictionsIn(MeterRegistry registry, String table) {
+        Map<Eviction, Counter> counters = new EnumMap<>(Eviction.class);
+        for (Eviction eviction : Eviction.values()) {
+            counters.put(eviction, Counter.builder(EVICTED_METRIC)
+                    .description("Topics a full per-topic table dropped or refused: its bound was reached")
+                    .tag("table", table).tag("reason", eviction.tag()).register(registry));
+        }
+        return (eviction, topics) -> counters.get(eviction).increment(topics);
+    }
+
     /** One topic's value and when it was last used (epoch millis of the table's clock). */
     private static final class Slot<V> {
         final V value;
@@ -72,6 +126,7 @@ public final class TopicTable<V> {
     private final long idleMillis;
     private final WhenFull whenFull;
     private final BiConsumer<String, V> onDrop;
+    private final Evictions evictions;
     private final Clock clock;
     private final ConcurrentHashMap<String, Slot<V>> slots = new ConcurrentHashMap<>();
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -84,9 +139,10 @@ public final class TopicTable<V> {
      * @param capacity the most topics it holds, at least 10
      * @param idle how long a topic goes unused before a full table drops it first
      * @param onDrop called with each topic the table drops and its value; cheap, never throws
+     * @param evictions counts the topics the full table drops or refuses
      */
     public TopicTable(String name, int capacity, Duration idle, WhenFull whenFull, BiConsumer<String, V> onDrop,
-            Clock clock) {
+            Evictions evictions, Clock clock) {
         if (capacity < 10) {
             throw new IllegalArgumentException("capacity must be at least 10, but was " + capacity);
         }
@@ -96,16 +152,18 @@ public final class TopicTable<V> {
         this.idleMillis = idle.toMillis();
         this.whenFull = Objects.requireNonNull(whenFull, "whenFull");
         this.onDrop = Objects.requireNonNull(onDrop, "onDrop");
+        this.evictions = Objects.requireNonNull(evictions, "evictions");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /**
      * A table of state that is cheap to rebuild: {@link #DEFAULT_CAPACITY} topics, {@link #DEFAULT_IDLE}, the least
-     * recently used dropped when full.
+     * recently used dropped when full, each counted by {@code evictions}.
      */
-    public static <V> TopicTable<V> dropping(String name, BiConsumer<String, V> onDrop, Clock clock) {
+    public static <V> TopicTable<V> dropping(String name, BiConsumer<String, V> onDrop, Evictions evictions,
+            Clock clock) {
         return new TopicTable<>(name, DEFAULT_CAPACITY, DEFAULT_IDLE, WhenFull.DROP_LEAST_RECENTLY_USED, onDrop,
-                clock);
+                evictions, clock);
     }
 
     /** The value of {@code topic}, marked used, or null when the table holds none. */
@@ -138,6 +196,7 @@ public final class TopicTable<V> {
     public @Nullable V compute(String topic, BiFunction<String, @Nullable V, V> remap) {
         long now = clock.millis();
         if (!slots.containsKey(topic) && !makeRoom(now)) {
+            evictions.count(Eviction.REFUSED, 1);
             return null;
         }
         return slots.compute(topic, (name, old) -> {
@@ -204,6 +263,12 @@ public final class TopicTable<V> {
                     recentDropped++;
                 }
             }
+        }
+        if (idleDropped > 0) {
+            evictions.count(Eviction.IDLE, idleDropped);
+        }
+        if (recentDropped > 0) {
+            evictions.count(Eviction.LEAST_RECENTLY_USED, recentDropped);
         }
         boolean full = slots.size() >= capacity;
         nextSweep = full ? now + SWEEP_BACKOFF.toMillis() : 0;

@@ -43,9 +43,9 @@ public class OutboxConfiguration {
     static final Duration RATE_HISTORY_SPAN = Duration.ofMinutes(10);
 
     @Bean(destroyMethod = "close")
-    RecordPublisher recordPublisher(KafkaProperties kafka, MessageTracing tracing) {
+    RecordPublisher recordPublisher(KafkaProperties kafka, MessageTracing tracing, MeterRegistry meters) {
         return Publishers.traced(Publishers.kafka(Publishers.withDefaults(kafka.buildProducerProperties()),
-                kafka.buildAdminProperties()), tracing);
+                kafka.buildAdminProperties(), meters), tracing);
     }
 
     @Bean

@@ -97,7 +97,8 @@ final class TopicBreakers {
         this.missingTopicTimeout = Objects.requireNonNull(missingTopicTimeout, "missingTopicTimeout");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.topics = TopicTable.dropping("topic circuit breakers", this::dropped, clock);
+        this.topics = TopicTable.dropping("topic circuit breakers", this::dropped,
+                TopicTable.evictionsIn(metrics.registry(), "topic_breakers"), clock);
     }
 
     /**

@@ -3,8 +3,10 @@ package dev.dispatcher.app.store;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.IsolationLevel;
+import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Wrapped;
+import java.time.Duration;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -94,6 +96,26 @@ final class Connections {
                         .thenMany(Flux.defer(() -> work.apply(c))),
                 Connections::commitAndClose, Connections::rollbackAndCloseAfter, Connections::rollbackAndClose);
     }
+
+    /**
+     * An operator read: {@code work} in its own READ COMMITTED transaction that PostgreSQL cancels once it has run
+     * {@code timeout} ({@code SET LOCAL statement_timeout}, which holds behind a transaction pooler too, and lasts
+     * only as long as the transaction), planned for its actual parameters (it runs rarely, and a filter's best index
+     * depends on its values: a cursor of 0 or more proves the live indexes' {@code seq > 0}). A cancelled read fails
+     * with {@link OperatorReadTimeout}; its connection is rolled back and given back to the pool. So a filter no
+     * index serves, walking a long history for a few matches, costs a pooled connection {@code timeout} at most.
+     */
+    static <T> Flux<T> boundedRead(Duration timeout, ConnectionFactory connections,
+            Function<Connection, Flux<T>> work) {
+        String settings = "SET LOCAL statement_timeout = " + Math.max(1, timeout.toMillis())
+                + "; SET LOCAL plan_cache_mode = force_custom_plan";
+        return Connections.<T>withLocalSettings(settings, connections, work)
+                .onErrorMap(e -> e instanceof R2dbcException r && QUERY_CANCELED.equals(r.getSqlState()),
+                        e -> new OperatorReadTimeout(timeout, e));
+    }
+
+    /** SQLSTATE {@code query_canceled}: a statement timeout (or an operator's {@code pg_cancel_backend}). */
+    private static final String QUERY_CANCELED = "57014";
 
     static <T> Mono<T> inTransaction(ConnectionFactory connections, Function<Connection, Mono<T>> work) {
         return Mono.usingWhen(connections.create(),

@@ -5,6 +5,7 @@ import dev.dispatcher.sql.AuditSql;
 import dev.dispatcher.sql.InboxSql;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import reactor.core.publisher.Flux;
@@ -24,18 +25,24 @@ public final class InboxOperatorStore {
     }
 
     private final ConnectionFactory connections;
+    private final Duration readTimeout;
 
-    private InboxOperatorStore(ConnectionFactory connections) {
+    private InboxOperatorStore(ConnectionFactory connections, Duration readTimeout) {
         this.connections = connections;
+        this.readTimeout = readTimeout;
     }
 
-    public static InboxOperatorStore r2dbc(ConnectionFactory connections) {
-        return new InboxOperatorStore(connections);
+    /** A store whose listings PostgreSQL cancels after {@code readTimeout} ({@link OperatorReadTimeout}). */
+    public static InboxOperatorStore r2dbc(ConnectionFactory connections, Duration readTimeout) {
+        return new InboxOperatorStore(connections, readTimeout);
     }
 
-    /** Up to {@code limit} dead letters of {@code consumer} after seq {@code afterSeq}, in seq order. */
+    /**
+     * Up to {@code limit} dead letters of {@code consumer} after seq {@code afterSeq}, in seq order; fails with {@link
+     * OperatorReadTimeout} when PostgreSQL ran it for the read timeout.
+     */
     public Mono<Page> deadLetters(String consumer, long afterSeq, int limit) {
-        return Connections.autoCommit(connections, c -> Flux.from(c.createStatement(InboxSql.DEAD_LETTERS_PAGE)
+        return Connections.boundedRead(readTimeout, connections, c -> Flux.from(c.createStatement(InboxSql.DEAD_LETTERS_PAGE)
                         .bind("$1", consumer).bind("$2", afterSeq).bind("$3", limit + 1).execute())
                         .flatMap(r -> r.map(InboxEntry::of)))
                 .collectList()

@@ -5,6 +5,7 @@ import dev.dispatcher.sql.AuditSql;
 import dev.dispatcher.sql.OutboxSql;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -23,14 +24,17 @@ public final class OperatorStore {
 
     private final ConnectionFactory connections;
     private final OutboxStore outbox;
+    private final Duration readTimeout;
 
-    private OperatorStore(ConnectionFactory connections, OutboxStore outbox) {
+    private OperatorStore(ConnectionFactory connections, OutboxStore outbox, Duration readTimeout) {
         this.connections = connections;
         this.outbox = outbox;
+        this.readTimeout = readTimeout;
     }
 
-    public static OperatorStore r2dbc(ConnectionFactory connections, OutboxStore outbox) {
-        return new OperatorStore(connections, outbox);
+    /** A store whose listings PostgreSQL cancels after {@code readTimeout} ({@link OperatorReadTimeout}). */
+    public static OperatorStore r2dbc(ConnectionFactory connections, OutboxStore outbox, Duration readTimeout) {
+        return new OperatorStore(connections, outbox, readTimeout);
     }
 
     /** A page of rows and the seq to continue after, when there may be more. */
@@ -48,10 +52,14 @@ public final class OperatorStore {
                 .next();
     }
 
-    /** Rows after seq {@code afterSeq} in seq order, optionally of one status, topic and key. */
+    /**
+     * Rows after seq {@code afterSeq} in seq order, optionally of one status, topic and key; fails with {@link
+     * OperatorReadTimeout} when PostgreSQL ran it for the read timeout (a filter no index serves, over a long
+     * history).
+     */
     public Mono<Page> list(MessageStatus status, String topic, String key, long afterSeq, int limit) {
         String sql = OutboxSql.list(status == null ? null : status.name(), topic != null, key != null);
-        return Connections.autoCommit(connections, c -> {
+        return Connections.boundedRead(readTimeout, connections, c -> {
                     Statement s = c.createStatement(sql).bind("$1", afterSeq).bind("$2", limit + 1);
                     if (topic != null) {
                         s.bind("$3", topic);

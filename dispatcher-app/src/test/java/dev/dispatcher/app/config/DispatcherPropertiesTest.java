@@ -48,6 +48,7 @@ class DispatcherPropertiesTest {
         assertThat(properties.security().users()).isEmpty();
         assertThat(properties.security().tokens()).isEmpty();
         assertThat(properties.inbox().consumers()).isEmpty();
+        assertThat(properties.operator().readTimeout()).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
@@ -251,19 +252,21 @@ class DispatcherPropertiesTest {
         assertInvalid(() -> new ServerProperties(0), "dispatcher.server.max-connections must be between 1 and 1000000,"
                 + " but was 0");
         assertThat(ServerProperties.defaults().maxConnections()).isEqualTo(10_000);
+        assertInvalid(() -> new OperatorProperties(Duration.ofMillis(10)),
+                "dispatcher.operator.read-timeout must be between 100ms and 10m, but was 10ms");
         assertInvalid(() -> new DemoProperties(true, 0.01),
                 "dispatcher.demo.rate must be between 0.1 and 100000 messages per second, but was 0.01");
         assertInvalid(() -> new DispatcherProperties(null, "Bad-Schema", null, null, null, null, null, null, null, null,
-                null, null),
+                null, null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was 'Bad-Schema'");
         assertInvalid(() -> new DispatcherProperties(null, "s".repeat(64), null, null, null, null, null, null, null, null,
-                null, null),
+                null, null, null),
                 "dispatcher.schema must be an unquoted PostgreSQL identifier (lowercase letters, digits and"
                         + " underscores, not starting with a digit, at most 63 characters), but was '"
                         + "s".repeat(64) + "'");
         assertInvalid(() -> new DispatcherProperties(" ", null, null, null, null, null, null, null, null, null, null,
-                null),
+                null, null),
                 "dispatcher.worker-id must not be blank, but was ' '");
     }
 

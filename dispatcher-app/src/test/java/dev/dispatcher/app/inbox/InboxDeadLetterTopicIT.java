@@ -108,7 +108,8 @@ class InboxDeadLetterTopicIT {
 
             // replay from the table, as before: handled this time, once
             long version = fx.count("SELECT version FROM inbox_message WHERE message_id = 'pay-1'");
-            InboxOperatorStore operators = InboxOperatorStore.r2dbc(fx.pool("dlt-operator", 2));
+            InboxOperatorStore operators = InboxOperatorStore.r2dbc(fx.pool("dlt-operator", 2),
+                    Duration.ofSeconds(5));
             operators.replay("billing", "pay-1", version, "operator").block(WAIT);
             fx.awaitCount("SELECT count(*) FROM inbox_message WHERE message_id = 'pay-1' AND status = 'COMPLETED'", 1,
                     WAIT);

@@ -3,6 +3,7 @@ package dev.dispatcher.app.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dispatcher.app.ManualClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The bound of per-topic state: a hundred thousand distinct topic names never take a table past its capacity;
  * idle topics are dropped first, then the least recently used (or, for a refusing table, new topics are refused);
- * every dropped topic is handed to {@code onDrop}.
+ * every dropped topic is handed to {@code onDrop} and counted, by why, in {@code dispatcher.topics.evicted}.
  */
 class TopicTableTest {
 
@@ -20,10 +21,13 @@ class TopicTableTest {
 
     private final ManualClock clock = new ManualClock();
     private final List<String> dropped = new ArrayList<>();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final TopicTable.Evictions evictions = TopicTable.evictionsIn(meters, "test_topics");
 
     @Test
     void aHundredThousandDistinctTopicNamesLeaveTheTableWithinItsCapacity() {
-        TopicTable<String> table = TopicTable.dropping("test topics", (topic, value) -> dropped.add(topic), clock);
+        TopicTable<String> table = TopicTable.dropping("test topics", (topic, value) -> dropped.add(topic),
+                evictions, clock);
         int largest = 0;
         int misses = 0;
 
@@ -41,6 +45,9 @@ class TopicTableTest {
                 .hasSize(100_000 - table.size()).doesNotHaveDuplicates();
         assertThat(table.get("orders.99999")).as("the newest is held").isEqualTo("state of orders.99999");
         assertThat(table.get("orders.0")).as("the oldest was dropped").isNull();
+        assertThat(evicted("least_recently_used")).as("every drop counted: each topic was used within the idle time")
+                .isEqualTo(100_000 - table.size());
+        assertThat(evicted("idle") + evicted("refused")).isZero();
     }
 
     @Test
@@ -55,6 +62,8 @@ class TopicTableTest {
         assertThat(dropped).containsExactlyInAnyOrder("t5", "t6", "t7", "t8", "t9");
         assertThat(IntStream.range(0, 5).mapToObj(i -> table.get("t" + i))).doesNotContainNull();
         assertThat(table.size()).isEqualTo(6);
+        assertThat(evicted("idle")).isEqualTo(5);
+        assertThat(evicted("least_recently_used")).isZero();
     }
 
     @Test
@@ -83,6 +92,7 @@ class TopicTableTest {
         assertThat(table.get("t3")).as("the topics held stay, and may change").isEqualTo(3);
         assertThat(table.compute("t3", (name, old) -> old + 10)).isEqualTo(13);
         assertThat(dropped).isEmpty();
+        assertThat(evicted("refused")).as("each refusal counted").isEqualTo(2);
 
         clock.advance(IDLE);
         table.get("t3");
@@ -109,16 +119,24 @@ class TopicTableTest {
 
     @Test
     void removeDropsOnlyTheValueTheCallerHeldWithoutOnDrop() {
-        TopicTable<String> table = TopicTable.dropping("test topics", (topic, value) -> dropped.add(topic), clock);
+        TopicTable<String> table = TopicTable.dropping("test topics", (topic, value) -> dropped.add(topic),
+                evictions, clock);
         table.computeIfAbsent("t", name -> "first");
 
         assertThat(table.remove("t", "another")).isFalse();
         assertThat(table.remove("t", table.get("t"))).isTrue();
         assertThat(table.get("t")).isNull();
         assertThat(dropped).isEmpty();
+        assertThat(evicted("idle") + evicted("least_recently_used") + evicted("refused")).isZero();
     }
 
     private TopicTable<Integer> table(TopicTable.WhenFull whenFull) {
-        return new TopicTable<>("test topics", 10, IDLE, whenFull, (topic, value) -> dropped.add(topic), clock);
+        return new TopicTable<>("test topics", 10, IDLE, whenFull, (topic, value) -> dropped.add(topic), evictions,
+                clock);
+    }
+
+    private long evicted(String reason) {
+        return (long) meters.get(TopicTable.EVICTED_METRIC).tags("table", "test_topics", "reason", reason).counter()
+                .count();
     }
 }

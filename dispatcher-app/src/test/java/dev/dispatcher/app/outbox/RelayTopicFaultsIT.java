@@ -69,7 +69,8 @@ class RelayTopicFaultsIT {
             assertThat(failures(metrics, missing, "unknown_topic")).isPositive();
 
             fx.kafka.createTopic(missing, 1);
-            OperatorStore operator = OperatorStore.r2dbc(fx.pool("operator"), OutboxStore.r2dbc(fx.pool("op-outbox")));
+            OperatorStore operator = OperatorStore.r2dbc(fx.pool("operator"), OutboxStore.r2dbc(fx.pool("op-outbox")),
+                    Duration.ofSeconds(5));
             OperatorMutation replayed = operator.replay(lost, version(fx, lost), "test-operator")
                     .block(Duration.ofSeconds(20));
             assertThat(replayed).isInstanceOf(OperatorMutation.Done.class);

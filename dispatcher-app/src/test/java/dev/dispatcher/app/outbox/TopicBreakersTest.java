@@ -14,6 +14,7 @@ import dev.dispatcher.domain.DispatchResult;
 import dev.dispatcher.domain.FailureKind;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +25,8 @@ import reactor.core.publisher.Mono;
 /**
  * The relay's per-topic breakers are bounded: rows for a hundred thousand distinct (missing) topics leave at most
  * {@link TopicTable#DEFAULT_CAPACITY} breakers in the shared registry and in the relay, and the failure series within
- * theirs, while a topic that keeps failing keeps its breaker and its outage throughout.
+ * theirs, each breaker dropped counted in {@code dispatcher.topics.evicted{table=topic_breakers}}, while a topic that
+ * keeps failing keeps its breaker and its outage throughout.
  */
 class TopicBreakersTest {
 
@@ -56,12 +58,22 @@ class TopicBreakersTest {
         assertThat(breakers.tracked()).isLessThanOrEqualTo(TopicTable.DEFAULT_CAPACITY);
         assertThat(registry.find("topic:orders.0")).as("dropped from the shared registry too").isEmpty();
         assertThat(registry.find("topic:orders.99999")).isPresent();
+        assertThat(evicted("topic_breakers")).as("every breaker dropped to stay within the bound is counted")
+                .isEqualTo(100_001 - breakers.tracked());
+        assertThat(evicted("publish_failure_counters")).as("failures of topics beyond the series' bound counted")
+                .isPositive();
         assertThat(meters.find("dispatcher.publish.failures").counters())
                 .hasSizeLessThanOrEqualTo(DispatcherMetrics.MAX_FAILURE_TOPICS + 1);
         assertThat(first).isInstanceOf(DispatchResult.Deferred.class);
         assertThat(fail("hot")).as("the outage that began before the others came, 100 s ago")
                 .isInstanceOfSatisfying(DispatchResult.Deferred.class,
                         d -> assertThat(d.error()).contains("missing for PT1M40S"));
+    }
+
+    /** {@code dispatcher.topics.evicted} of {@code table}, every reason. */
+    private long evicted(String table) {
+        return (long) meters.get(TopicTable.EVICTED_METRIC).tag("table", table).counters().stream()
+                .mapToDouble(Counter::count).sum();
     }
 
     private DispatchResult fail(String topic) {

@@ -26,6 +26,10 @@ import java.util.Locale;
  * of its own, is seeded while its service is paused on a table vacuumed just before, and is timed by the rows' own
  * times; the idle service stays paused. The ratio of a pair is the per-key rate over the across-topics one; the
  * figures are the medians. Every drain's rows are counted on Kafka for lost and duplicates.
+ *
+ * <p>Diagnosis switch: {@code -Ddispatcher.bench.compare-against=per-key} starts the second service under {@code
+ * per-key} as well, so the run compares two like services, the harness's own asymmetry (which service, which schema);
+ * such figures are a control, not results.
  */
 final class OrderingComparison {
 
@@ -54,16 +58,31 @@ final class OrderingComparison {
                 "bench-" + schema + "-warm", null, null);
         String keys = b.backlog().keys().sqlExpression();
         int payloadBytes = b.backlog().payloadBytes();
+        Ordering against = against();
+        String name = against == Ordering.PER_KEY_ACROSS_TOPICS ? against.text() : "control " + against.text();
         try (ServiceProcess across = Services.start(env, new ServiceProcess.Launch.Jar(ServiceProcess.defaultJar()),
-                jvmOptions, schema, ServiceArguments.relay(Ordering.PER_KEY_ACROSS_TOPICS, b.serviceArgs()),
+                jvmOptions, schema, ServiceArguments.relay(against, b.serviceArgs()),
                 "blackbox-across-topics-service")) {
             ServiceClient client = across.client();
-            System.out.println("orderings: warming up the per-key-across-topics service");
+            System.out.println("orderings: warming up the " + name + " service");
             BlackBoxDrainBenchmark.warmUp(env, List.of(client), JitWarmUp.service(client), topics, keys, payloadBytes,
                     b.warmup());
             return pairs(env, b, new Side(perKey, perKeySchema, Ordering.PER_KEY.text()),
-                    new Side(client, schema, Ordering.PER_KEY_ACROSS_TOPICS.text()));
+                    new Side(client, schema, name));
         }
+    }
+
+    /** The second service's ordering: {@code -Ddispatcher.bench.compare-against}, per-key-across-topics if unset. */
+    private static Ordering against() {
+        String value = System.getProperty("dispatcher.bench.compare-against",
+                Ordering.PER_KEY_ACROSS_TOPICS.text());
+        for (Ordering ordering : Ordering.values()) {
+            if (ordering.text().equals(value)) {
+                return ordering;
+            }
+        }
+        throw new IllegalArgumentException("-Ddispatcher.bench.compare-against must be per-key-across-topics,"
+                + " per-key or none, but was '" + value + "'");
     }
 
     private static Result pairs(BenchEnvironment env, BlackBox b, Side perKey, Side across) throws Exception {
@@ -86,8 +105,8 @@ final class OrderingComparison {
             perKeyRates.add(rates[0]);
             acrossRates.add(rates[1]);
             ratios.add(rates[0] / rates[1]);
-            System.out.printf(Locale.ROOT, "orderings: pair %d (%s first): per-key %.0f msgs/s, per-key-across-topics"
-                    + " %.0f msgs/s: ratio %.2f%n", pair, turn.getFirst().name(), rates[0], rates[1],
+            System.out.printf(Locale.ROOT, "orderings: pair %d (%s first): per-key %.0f msgs/s, %s %.0f msgs/s:"
+                    + " ratio %.2f%n", pair, turn.getFirst().name(), rates[0], across.name(), rates[1],
                     rates[0] / rates[1]);
         }
         perKey.client().resume();
@@ -96,8 +115,9 @@ final class OrderingComparison {
                 perKeyRates.stream().map(Round::one).toList(), acrossRates.stream().map(Round::one).toList(),
                 ratios.stream().map(Round::two).toList());
         System.out.printf(Locale.ROOT, "orderings: median ratio %.2f over %d pairs %s; per-key median %.0f msgs/s,"
-                + " per-key-across-topics median %.0f msgs/s%n", figures.ratioToAcrossTopics(), b.pairs(),
-                figures.pairRatiosToAcrossTopics(), figures.perKeyPairsMsgsPerS(), figures.acrossTopicsMsgsPerS());
+                + " %s median %.0f msgs/s%n", figures.ratioToAcrossTopics(), b.pairs(),
+                figures.pairRatiosToAcrossTopics(), figures.perKeyPairsMsgsPerS(), across.name(),
+                figures.acrossTopicsMsgsPerS());
         return new Result(figures, lost, duplicates);
     }
 

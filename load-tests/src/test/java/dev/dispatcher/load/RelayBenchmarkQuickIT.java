@@ -137,6 +137,22 @@ class RelayBenchmarkQuickIT {
     }
 
     @Test
+    void quickBlackBoxComparesBothOrderingsInTurnsAndLosesNothing() throws Exception {
+        RelayDrain result = (RelayDrain) run("blackbox", "--quick", "--n", "300", "--compare-ordering", "--pairs",
+                "2");
+
+        assertThat(result.line()).contains("\"ordering\":\"per-key\"", "\"across_topics_msgs_per_s\":",
+                "\"ratio_to_across_topics\":", "\"pair_ratios_to_across_topics\":[");
+        RelayDrain.Orderings orderings = result.orderings();
+        assertThat(orderings.perKeyPairRates()).hasSize(2).allSatisfy(rate -> assertThat(rate).isPositive());
+        assertThat(orderings.acrossTopicsPairRates()).hasSize(2).allSatisfy(rate -> assertThat(rate).isPositive());
+        assertThat(orderings.pairRatiosToAcrossTopics()).hasSize(2);
+        assertThat(orderings.ratioToAcrossTopics()).isPositive();
+        assertThat(result.lost()).as("every row of both services' drains reached Kafka").isZero();
+        assertThat(result.duplicates()).isZero();
+    }
+
+    @Test
     void quickInboxSqlDrainHasOneEffectRowPerMessage() throws Exception {
         InboxDrain result = (InboxDrain) run("inbox", "--quick", "--n", "1000", "--handler", "sql");
 

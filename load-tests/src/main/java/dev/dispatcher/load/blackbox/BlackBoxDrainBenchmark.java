@@ -31,7 +31,10 @@ import java.util.Locale;
  * time_to_80pct_s}, {@code startup_s}, {@code fresh_msgs_per_s} and {@code fresh_steady_msgs_per_s} say how fast a
  * new instance is from its first second. With {@code --pooler}, a second service jar behind PgBouncer in transaction
  * pooling mode drains N rows as well ({@link PoolerDrain}): {@code pooler_msgs_per_s}, {@code
- * pooler_ratio_to_direct}. RESULT {@code relay-drain}.
+ * pooler_ratio_to_direct}. With {@code --compare-ordering}, before the service stops, a second service jar under
+ * {@code per-key-across-topics} and this one drain N rows each in {@code --pairs} pairs, in turns ({@link
+ * OrderingComparison}): {@code across_topics_msgs_per_s}, {@code ratio_to_across_topics} and each pair's figures.
+ * RESULT {@code relay-drain}.
  */
 public final class BlackBoxDrainBenchmark {
 
@@ -75,6 +78,7 @@ public final class BlackBoxDrainBenchmark {
         long duplicates;
         RelayDrain.Isolation poison = RelayDrain.Isolation.NONE;
         FreshStartDrain.Result fresh = FreshStartDrain.Result.NONE;
+        OrderingComparison.Result compared = null;
         List<String> jvmOptions = Services.jvmOptions("");
         try (FreshStartDrain freshDrain = b.freshN() == 0 ? null
                 : FreshStartDrain.seed(env, schema, topics.fresh(), keys, payloadBytes, b.freshN());
@@ -114,6 +118,9 @@ public final class BlackBoxDrainBenchmark {
                 lost += poisoned.lost();
                 duplicates += poisoned.duplicates();
             }
+            if (b.compareOrdering()) {
+                compared = OrderingComparison.run(env, b, client, schema, jvmOptions);
+            }
         }
         PoolerDrain.Result pooled = b.pooler() ? PoolerDrain.run(env, b, topics, byRows, jvmOptions) : null;
         PgCeiling.Bracket ceiling = new PgCeiling.Bracket(ceilingBefore,
@@ -122,6 +129,8 @@ public final class BlackBoxDrainBenchmark {
                         payloadBytes, warm.rows(), warm.rounds()), n, Round.one(byRows), Round.one(endToEnd),
                 Round.one(ceiling.higher()), ceiling.runs(), Round.two(byRows / ceiling.higher()), Round.two(compiling),
                 lost + fresh.lost(), duplicates + fresh.duplicates(), poison, fresh.figures());
+        result = compared == null ? result
+                : result.withOrderings(compared.figures(), compared.lost(), compared.duplicates());
         return pooled == null ? result : result.withPooler(pooled.figures(), pooled.lost(), pooled.duplicates());
     }
 

@@ -19,7 +19,8 @@ import java.util.Set;
 final class Options {
 
     /** Options that take no value. */
-    static final Set<String> FLAGS = Set.of("quick", "baseline", "poison-topic", "poison-key", "failing-key");
+    static final Set<String> FLAGS = Set.of("quick", "baseline", "poison-topic", "poison-key", "failing-key",
+            "compare-ordering");
 
     private final String mode;
     private final Map<String, String> given;

@@ -35,6 +35,7 @@ import java.util.Map;
  * @param formats blackbox-formats: each record format's figures, by {@code dispatcher.relay.format}
  * @param freshCurve blackbox-scale with {@code --fresh-n}: fresh service jars started together on a standing backlog
  * @param pooler blackbox with {@code --pooler}: the same drain by a service behind PgBouncer in transaction mode
+ * @param orderings blackbox with {@code --compare-ordering}: {@code per-key} against {@code per-key-across-topics}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, double msgsPerS,
@@ -43,7 +44,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         String curve, String appliedDeliverSums, long lost, long duplicates, @JsonUnwrapped Isolation isolation,
         @JsonUnwrapped FreshStart freshStart, @JsonUnwrapped Settings settings, Boolean serviceJar,
         @JsonUnwrapped Sources sources, Map<String, FormatRate> formats, @JsonUnwrapped FreshCurve freshCurve,
-        @JsonUnwrapped Pooler pooler) implements BenchResult {
+        @JsonUnwrapped Pooler pooler, @JsonUnwrapped Orderings orderings) implements BenchResult {
 
     public static final String NAME = "relay-drain";
 
@@ -105,7 +106,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         return new RelayDrain(common, n, instances, msgsPerS, endToEndMsgsPerS, baselineMsgsPerS, baselineN,
                 pgCeilingMsgsPerS, pgCeilingRuns, ratioToBaseline, ratioToCeiling, serviceCompilingShare, curve,
                 appliedDeliverSums, lost + freshLost, duplicates + freshDuplicates, isolation, freshStart, settings,
-                serviceJar, sources, formats, fresh, pooler);
+                serviceJar, sources, formats, fresh, pooler, orderings);
     }
 
     /**
@@ -129,7 +130,37 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
         return new RelayDrain(common, n, instances, msgsPerS, endToEndMsgsPerS, baselineMsgsPerS, baselineN,
                 pgCeilingMsgsPerS, pgCeilingRuns, ratioToBaseline, ratioToCeiling, serviceCompilingShare, curve,
                 appliedDeliverSums, lost + poolerLost, duplicates + poolerDuplicates, isolation, freshStart, settings,
-                serviceJar, sources, formats, freshCurve, through);
+                serviceJar, sources, formats, freshCurve, through, orderings);
+    }
+
+    /**
+     * The pairs of a {@code blackbox --compare-ordering} run: N rows drained by the first service ({@code per-key},
+     * the unit of order {@code (topic, key)}) and N by a second service jar under {@code per-key-across-topics} (the
+     * key alone), each on a schema of its own, in turns, both on the same servers in the same run; rates by the rows'
+     * own times.
+     *
+     * @param perKeyPairsMsgsPerS the median of the per-key drains of the pairs
+     * @param acrossTopicsMsgsPerS the median of the per-key-across-topics drains
+     * @param ratioToAcrossTopics the median of the pairs' ratios, per-key over per-key-across-topics
+     * @param perKeyPairRates each pair's per-key rate
+     * @param acrossTopicsPairRates each pair's per-key-across-topics rate
+     * @param pairRatiosToAcrossTopics each pair's ratio
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Orderings(Double perKeyPairsMsgsPerS, Double acrossTopicsMsgsPerS, Double ratioToAcrossTopics,
+            List<Double> perKeyPairRates, List<Double> acrossTopicsPairRates,
+            List<Double> pairRatiosToAcrossTopics) {
+
+        /** No comparison ran. */
+        public static final Orderings NONE = new Orderings(null, null, null, null, null, null);
+    }
+
+    /** This result with the ordering comparison's pairs, their lost and duplicate rows added to the run's. */
+    public RelayDrain withOrderings(Orderings compared, long comparedLost, long comparedDuplicates) {
+        return new RelayDrain(common, n, instances, msgsPerS, endToEndMsgsPerS, baselineMsgsPerS, baselineN,
+                pgCeilingMsgsPerS, pgCeilingRuns, ratioToBaseline, ratioToCeiling, serviceCompilingShare, curve,
+                appliedDeliverSums, lost + comparedLost, duplicates + comparedDuplicates, isolation, freshStart,
+                settings, serviceJar, sources, formats, freshCurve, pooler, compared);
     }
 
     /** The in-process relay's settings. */
@@ -142,7 +173,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long duplicates, Isolation isolation, Settings settings) {
         return new RelayDrain(common, n, 1, msgsPerS, null, baselineMsgsPerS, baselineN, pgCeilingMsgsPerS,
                 pgCeilingRuns, ratioToBaseline, ratioToCeiling, null, null, null, lost, duplicates, isolation,
-                FreshStart.NONE, settings, null, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE);
+                FreshStart.NONE, settings, null, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE, Orderings.NONE);
     }
 
     /** The service jar's drain of {@code blackbox} mode (no baseline: 0), with its fresh start when it ran. */
@@ -151,7 +182,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             long lost, long duplicates, Isolation isolation, FreshStart freshStart) {
         return new RelayDrain(common, n, 1, msgsPerS, endToEndMsgsPerS, 0, null, pgCeilingMsgsPerS, pgCeilingRuns,
                 null, ratioToCeiling, serviceCompilingShare, null, null, lost, duplicates, isolation, freshStart, null,
-                null, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE);
+                null, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE, Orderings.NONE);
     }
 
     /** A {@code blackbox-formats} run: {@code msgsPerS} is {@code plain}'s, {@code formats} every format's. */
@@ -159,7 +190,7 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             String pgCeilingRuns, double ratioToCeiling, long lost, long duplicates, Map<String, FormatRate> formats) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, pgCeilingRuns, null,
                 ratioToCeiling, null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, null,
-                Sources.NONE, formats, FreshCurve.NONE, Pooler.NONE);
+                Sources.NONE, formats, FreshCurve.NONE, Pooler.NONE, Orderings.NONE);
     }
 
     /** A scale curve's largest step, with the whole curve; {@code serviceJar} true for blackbox-scale, else null. */
@@ -167,8 +198,8 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             double ratioToCeiling, String curve, String appliedDeliverSums, long lost, long duplicates,
             Boolean serviceJar) {
         return new RelayDrain(common, n, instances, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null,
-                ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE, null,
-                serviceJar, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE);
+                ratioToCeiling, null, curve, appliedDeliverSums, lost, duplicates, Isolation.NONE, FreshStart.NONE,
+                null, serviceJar, Sources.NONE, null, FreshCurve.NONE, Pooler.NONE, Orderings.NONE);
     }
 
     /**
@@ -179,6 +210,6 @@ public record RelayDrain(@JsonUnwrapped Common common, int n, int instances, dou
             double ratioToCeiling, long lost, long duplicates, Sources sources) {
         return new RelayDrain(common, n, 1, msgsPerS, null, 0, null, pgCeilingMsgsPerS, null, null, ratioToCeiling,
                 null, null, null, lost, duplicates, Isolation.NONE, FreshStart.NONE, null, true, sources, null,
-                FreshCurve.NONE, Pooler.NONE);
+                FreshCurve.NONE, Pooler.NONE, Orderings.NONE);
     }
 }

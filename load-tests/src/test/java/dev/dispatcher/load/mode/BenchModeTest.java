@@ -287,6 +287,32 @@ class BenchModeTest {
     }
 
     @Test
+    void theBlackBoxComparesTheOrderingsInPairsOnlyFromPerKey() {
+        BlackBox plain = (BlackBox) BenchMode.parse("blackbox");
+        BlackBox compared = (BlackBox) BenchMode.parse("blackbox", "--n", "100000", "--compare-ordering");
+        BlackBox five = (BlackBox) BenchMode.parse("blackbox", "--compare-ordering", "true", "--pairs", "5",
+                "--fresh-n", "0");
+
+        assertThat(plain.compareOrdering()).isFalse();
+        assertThat(plain.pairs()).isEqualTo(BlackBox.DEFAULT_PAIRS).isEqualTo(3);
+        assertThat(compared.compareOrdering()).as("a flag, no value needed").isTrue();
+        assertThat(compared.ordering()).isEqualTo(Ordering.PER_KEY);
+        assertThat(compared.pairs()).isEqualTo(3);
+        assertThat(five.compareOrdering()).isTrue();
+        assertThat(five.pairs()).isEqualTo(5);
+        assertThat(five.freshN()).isZero();
+        assertThatThrownBy(() -> BenchMode.parse("blackbox", "--compare-ordering", "--ordering",
+                "per-key-across-topics")).hasMessageStartingWith("--compare-ordering compares per-key with"
+                        + " per-key-across-topics, so --ordering must be per-key, but was 'per-key-across-topics'");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox", "--pairs", "4"))
+                .hasMessageStartingWith("--pairs counts --compare-ordering's pairs");
+        assertThatThrownBy(() -> BenchMode.parse("blackbox", "--compare-ordering", "--pairs", "0"))
+                .hasMessageStartingWith("--pairs must be a whole number between 1 and " + BlackBox.MAX_PAIRS);
+        assertThatThrownBy(() -> BenchMode.parse("blackbox-formats", "--compare-ordering"))
+                .hasMessageContaining("blackbox-formats does not take --compare-ordering");
+    }
+
+    @Test
     void everyModeNameParses() {
         for (String name : BenchMode.NAMES) {
             assertThat(BenchMode.parse(name).name()).isEqualTo(name);

@@ -83,6 +83,25 @@ class BenchResultTest {
     }
 
     @Test
+    void theOrderingComparisonFollowsTheDirectDrainAndAddsItsLostRows() {
+        RelayDrain drain = RelayDrain.serviceJar(COMMON, 100_000, 8826.0, 8000.0, 20475.0, "13130 20475", 0.43,
+                0.29, 0, 0, RelayDrain.Isolation.NONE, FreshStart.NONE).withOrderings(new RelayDrain.Orderings(
+                        8900.0, 9005.0, 0.98, List.of(8900.0, 8700.0, 9100.0), List.of(9005.0, 9200.0, 8900.0),
+                        List.of(0.99, 0.95, 1.02)), 2, 1);
+
+        assertThat(drain.line()).contains("\"msgs_per_s\":8826.0,").endsWith("\"lost\":2,\"duplicates\":1,"
+                + "\"per_key_pairs_msgs_per_s\":8900.0,\"across_topics_msgs_per_s\":9005.0,"
+                + "\"ratio_to_across_topics\":0.98,\"per_key_pair_rates\":[8900.0,8700.0,9100.0],"
+                + "\"across_topics_pair_rates\":[9005.0,9200.0,8900.0],\"pair_ratios_to_across_topics\":[0.99,0.95,"
+                + "1.02]}");
+        assertThat(drain.withPooler(new RelayDrain.Pooler(7000.0, 0.79, "PgBouncer 1.18.0"), 0, 0).line())
+                .as("both extra drains, each under its own names")
+                .contains("\"pooler_ratio_to_direct\":0.79", "\"ratio_to_across_topics\":0.98");
+        assertThat(RelayDrain.serviceJar(COMMON, 1, 1.0, 1.0, 1.0, "1 1", 1.0, 0.0, 0, 0, RelayDrain.Isolation.NONE,
+                FreshStart.NONE).line()).as("absent when not compared").doesNotContain("across_topics", "pair_");
+    }
+
+    @Test
     void aScaleCurveReportsItsLargestStepAndTheCurve() {
         RelayDrain curve = RelayDrain.curve(COMMON, 300_000, 4, 35380.0, 70000.0, 0.51, "1:41343 2:38430 4:35380",
                 "1:300000 2:300000 4:300000", 0, 0, true);

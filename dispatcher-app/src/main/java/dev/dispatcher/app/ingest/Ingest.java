@@ -76,13 +76,21 @@ public final class Ingest {
     public Mono<IngestResult> batch(Flux<DataBuffer> body, long declared, String client, TopicGrant grant,
             String traceparent) {
         return budget.admit(client, declared, limits.batchBodyBytes(), reservation ->
-                RequestBodies.read(body, declared, limits.batchBodyBytes(), limits.batchBodyRule(), reservation,
-                                bodyTimeout)
+                RequestBodies.read(counted(body), declared, limits.batchBodyBytes(), limits.batchBodyRule(),
+                                reservation, bodyTimeout)
                         .flatMap(bytes -> parsed(bytes, parser::parseBatch))
                         .map(parsed -> grant.checkAll(parsed).stream()
                                 .map(m -> m.withTraceparent(traceparent)).toList())
                         .flatMap(messages -> backlog.check().then(writer.write(messages, reservation)))
                         .map(Ingest::batchResult));
+    }
+
+    /** A batch body whose items are counted as it arrives ({@link BatchItemCount}), so one item too many ends it. */
+    private Flux<DataBuffer> counted(Flux<DataBuffer> body) {
+        return Flux.defer(() -> {
+            BatchItemCount count = parser.batchItemCount();
+            return RequestBodies.inspected(body, count::feed).doFinally(signal -> count.close());
+        });
     }
 
     /**

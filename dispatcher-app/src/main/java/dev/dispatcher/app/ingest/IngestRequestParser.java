@@ -34,8 +34,9 @@ import tools.jackson.databind.node.ObjectNode;
  * deeper than {@value #MAX_NESTING_DEPTH} and strings longer than a payload can be are refused ({@link
  * IngestProblem.TooLarge}) as they are read, so a hostile body costs no more than its bytes.
  *
- * <p>Where it runs: the body is parsed in one go once it has arrived whole, not fed to the parser buffer by buffer.
- * {@link Ingest} parses a body of at most {@link Ingest#INLINE_PARSE_BYTES} on the event loop that read it (about
+ * <p>Where it runs: the body is parsed in one go once it has arrived whole; only a batch's items are counted buffer
+ * by buffer as it arrives ({@link BatchItemCount}), so a batch of too many items is refused before the rest of it is
+ * read. {@link Ingest} parses a body of at most {@link Ingest#INLINE_PARSE_BYTES} on the event loop that read it (about
  * half a millisecond at that size), a larger one on Reactor's parallel scheduler, so a body of megabytes (an 8 MiB
  * batch takes a tenth of a second or more) never holds an event loop and the other connections it serves.
  */
@@ -82,6 +83,17 @@ final class IngestRequestParser {
         return rules.message(read(body, p -> item(p, "")), "");
     }
 
+    /** A counter of a batch body's items as it arrives, refusing past max-batch-size as {@link #parseBatch} does. */
+    BatchItemCount batchItemCount() {
+        return new BatchItemCount((JsonFactory) reader.tokenStreamFactory(), maxBatchSize);
+    }
+
+    /** The refusal of a batch of more than {@code maxBatchSize} items. */
+    static IngestProblem.TooLarge tooManyItems(int maxBatchSize) {
+        return new IngestProblem.TooLarge("$", "the batch holds more than dispatcher.ingest.max-batch-size ("
+                + maxBatchSize + ") messages");
+    }
+
     /**
      * The items of {@code POST /v1/messages/batch}: a non-empty JSON array of at most max-batch-size messages. Read as
      * a stream: the array's items are counted as they come, and one past max-batch-size refuses the batch at once,
@@ -97,8 +109,7 @@ final class IngestRequestParser {
             List<RawItem> read = new ArrayList<>();
             while (p.nextToken() != JsonToken.END_ARRAY) {
                 if (read.size() == maxBatchSize) {
-                    throw new IngestProblem.TooLarge("$", "the batch holds more than dispatcher.ingest.max-batch-size ("
-                            + maxBatchSize + ") messages");
+                    throw tooManyItems(maxBatchSize);
                 }
                 read.add(item(p, "[" + read.size() + "]."));
             }

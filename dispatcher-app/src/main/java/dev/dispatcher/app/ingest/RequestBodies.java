@@ -1,6 +1,7 @@
 package dev.dispatcher.app.ingest;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -37,19 +38,27 @@ public final class RequestBodies {
      */
     static Mono<byte[]> read(Flux<DataBuffer> body, long declared, long limit, String limitDescription,
             IngestBudget.Reservation reservation, Duration timeout) {
-        Flux<DataBuffer> counted = body.map(buffer -> {
+        Flux<DataBuffer> counted = inspected(body, buffer -> reservation.grow(buffer.readableByteCount()));
+        return read(counted, declared, limit, limitDescription)
+                .timeout(timeout, Mono.error(() -> new IngestProblem.BodyTimeout("the request body did not arrive"
+                        + " whole within " + timeout.toMillis() + " ms (dispatcher.ingest.body-timeout); nothing was"
+                        + " written, send it again faster")));
+    }
+
+    /**
+     * {@code body} with each buffer handed to {@code inspect} as it arrives; a buffer {@code inspect} refuses (throws)
+     * is released and the refusal ends the body.
+     */
+    static Flux<DataBuffer> inspected(Flux<DataBuffer> body, Consumer<DataBuffer> inspect) {
+        return body.map(buffer -> {
             try {
-                reservation.grow(buffer.readableByteCount());
+                inspect.accept(buffer);
             } catch (RuntimeException refused) {
                 DataBufferUtils.release(buffer);
                 throw refused;
             }
             return buffer;
         });
-        return read(counted, declared, limit, limitDescription)
-                .timeout(timeout, Mono.error(() -> new IngestProblem.BodyTimeout("the request body did not arrive"
-                        + " whole within " + timeout.toMillis() + " ms (dispatcher.ingest.body-timeout); nothing was"
-                        + " written, send it again faster")));
     }
 
     /**

@@ -201,6 +201,29 @@ class HealthIT {
     }
 
     @Test
+    void aFloodingClientsRefusalsAreTheFrameworksRefusalReplayed() {
+        HttpClient flooder = from("127.0.2.3");
+        List<String> first = refusals(flooder);
+        long before = fastPath.refusalsReplayed();
+        List<String> second = refusals(flooder);
+
+        assertThat(first).as("refused past the burst, rendered by the framework").isNotEmpty();
+        assertThat(first.getFirst()).contains("application/problem+json", "Retry-After=1", "too-many-health-calls");
+        assertThat(second).as("refused again, each as the framework rendered the refusal").isNotEmpty()
+                .containsOnly(first.getFirst());
+        assertThat(fastPath.refusalsReplayed() - before).as("refusals replayed around the framework").isPositive();
+    }
+
+    /** 40 health calls at once from {@code client}: each refusal's content type, Retry-After and body. */
+    private List<String> refusals(HttpClient client) {
+        return Flux.range(0, 40).flatMap(i -> client.get().uri(baseUrl + "/actuator/health")
+                        .responseSingle((r, body) -> body.asString().defaultIfEmpty("").map(text -> r.status().code()
+                                == 429 ? r.responseHeaders().get(HttpHeaderNames.CONTENT_TYPE) + " Retry-After="
+                                + r.responseHeaders().get(HttpHeaderNames.RETRY_AFTER) + " " + text : "")), 40)
+                .filter(refusal -> !refusal.isEmpty()).collectList().block(Duration.ofMinutes(1));
+    }
+
+    @Test
     void withTheBrokerDownReadinessStaysUpAndHealthShowsKafkaDown() throws Exception {
         kafka.proxy().cut();
         try {

@@ -105,6 +105,16 @@ public final class HealthCallLimit implements WebFilter, Ordered {
         return wait;
     }
 
+    /** Whether {@code client}'s call now would be {@link #REFUSED}, without taking a turn. */
+    synchronized boolean refuses(String client) {
+        long[] arrival = arrivals.get(client);
+        if (arrival == null) {
+            return false;
+        }
+        long now = nanoTime.getAsLong();
+        return Math.max(arrival[0], now) - BURST_NANOS - now > WAIT.toNanos();
+    }
+
     synchronized int clients() {
         return arrivals.size();
     }

@@ -34,13 +34,15 @@ import reactor.core.publisher.Mono;
  * {@code Accept} that is absent or one of {@link #ACCEPTS} (the answer is recorded per path and {@code Accept}), no
  * {@code Authorization} and no {@code Cookie} (a signed-in caller may see details: an OPERATOR's answer is never
  * recorded nor replayed), no forwarding headers (the client address is then the proxy's choice) and no trace
- * context; anything else goes to the framework untouched. Only a {@code 200} or {@code 503} answer without
- * {@code Set-Cookie} is recorded. Used only while roots are never sampled, as {@link IngestFastPath}.
+ * context; anything else goes to the framework untouched. Only a {@code 200} or {@code 503} answer (a {@code 429} to
+ * a refused call) without {@code Set-Cookie} is recorded. Used only while roots are never sampled, as {@link IngestFastPath}.
  *
  * <p>{@link HealthCallLimit} stays in front: a call answered from a recorded answer takes its client's turn here
- * first (waiting for it as the filter would); a call the limit refuses, and a call with no fresh recorded answer, go
- * to the framework, whose {@link HealthCallLimit} filter decides and answers them (a refused call takes no turn, so
- * no call is counted twice). Replayed answers are not recorded in {@code http.server.requests}. Thread-safe.
+ * first (waiting for it as the filter would). A call the limit refuses (or, with no fresh recorded answer, would
+ * refuse) is answered, after the filter's {@link HealthCallLimit#WAIT}, with the framework's {@code 429} recorded the
+ * same way (per path and {@code Accept}), so a flooding client's refusals cost a timer and a write, not the
+ * framework's dispatch and a problem's rendering; other calls go to the framework, whose {@link HealthCallLimit}
+ * filter decides and answers them (a refused call takes no turn, so no call is counted twice). Replayed answers are not recorded in {@code http.server.requests}. Thread-safe.
  */
 public final class HealthFastPath implements HttpHandlerDecoratorFactory {
 
@@ -48,6 +50,10 @@ public final class HealthFastPath implements HttpHandlerDecoratorFactory {
     public static final Duration RENDERED_FOR = Duration.ofMillis(500);
     static final Set<String> PATHS =
             Set.of("/actuator/health", "/actuator/health/liveness", "/actuator/health/readiness");
+    /** Before a request's key, the key of the refusal ({@code 429}) recorded for it. */
+    static final String REFUSED_PREFIX = "429 ";
+    /** How long a recorded refusal is replayed: its text never changes, only a deployment changes it. */
+    static final Duration REFUSAL_RENDERED_FOR = Duration.ofMinutes(1);
     /** The {@code Accept} values (besides none) whose answers are recorded: what probes and scripts send. */
     static final Set<String> ACCEPTS =
             Set.of("*/*", "application/json", "application/vnd.spring-boot.actuator.v3+json");
@@ -65,6 +71,8 @@ public final class HealthFastPath implements HttpHandlerDecoratorFactory {
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     /** Calls answered with a recorded answer. */
     private final LongAdder replayed = new LongAdder();
+    /** Of those, refused calls answered with a recorded refusal. */
+    private final LongAdder refusalsReplayed = new LongAdder();
 
     HealthFastPath(boolean enabled, HealthCallLimit limit, MessageTracing tracing) {
         this(enabled, limit, tracing, System::nanoTime);
@@ -91,17 +99,21 @@ public final class HealthFastPath implements HttpHandlerDecoratorFactory {
             if (key == null) {
                 return next.handle(request, response);
             }
-            Answer answer = fresh(key);
-            if (answer == null) {
-                return next.handle(request, new Recording(response, key));
-            }
-            long wait = limit.turn(LoginThrottle.clientKey(request.getRemoteAddress()));
-            if (wait == HealthCallLimit.REFUSED) {
-                return next.handle(request, response);
-            }
+            String client = LoginThrottle.clientKey(request.getRemoteAddress());
             // the answer only once the request has been read to its end: answered before the request's last part
             // arrived, a kept-alive connection was seen to hang on its next request (Reactor Netty)
             Mono<Void> read = request.getBody().doOnNext(DataBufferUtils::release).then();
+            Answer refusal = fresh(REFUSED_PREFIX + key, REFUSAL_RENDERED_FOR);
+            Answer answer = fresh(key);
+            if (answer == null) {
+                return refusal != null && limit.refuses(client) ? refuse(read, refusal, response)
+                        : next.handle(request, new Recording(response, key));
+            }
+            long wait = limit.turn(client);
+            if (wait == HealthCallLimit.REFUSED) {
+                return refusal != null ? refuse(read, refusal, response)
+                        : next.handle(request, new Recording(response, key));
+            }
             if (wait == 0) {
                 return read.then(Mono.defer(() -> write(answer, response)));
             }
@@ -138,13 +150,33 @@ public final class HealthFastPath implements HttpHandlerDecoratorFactory {
     }
 
     private Answer fresh(String key) {
+        return fresh(key, RENDERED_FOR);
+    }
+
+    private Answer fresh(String key, Duration renderedFor) {
         Answer answer = answers.get(key);
-        return answer != null && nanoTime.getAsLong() - answer.renderedAt() < RENDERED_FOR.toNanos() ? answer : null;
+        return answer != null && nanoTime.getAsLong() - answer.renderedAt() < renderedFor.toNanos() ? answer : null;
     }
 
     /** How many calls were answered with a recorded answer (counted before the answer is written). */
     public long replayed() {
         return replayed.sum();
+    }
+
+    /**
+     * {@code refusal} after the wait the filter keeps too ({@link HealthCallLimit#WAIT}), so a flooding connection
+     * still gets one answer a second.
+     */
+    private Mono<Void> refuse(Mono<Void> read, Answer refusal, ServerHttpResponse response) {
+        return read.then(Mono.delay(HealthCallLimit.WAIT)).then(Mono.defer(() -> {
+            refusalsReplayed.increment();
+            return write(refusal, response);
+        }));
+    }
+
+    /** How many refused calls were answered with a recorded refusal (counted in {@link #replayed} too). */
+    public long refusalsReplayed() {
+        return refusalsReplayed.sum();
     }
 
     private Mono<Void> write(Answer answer, ServerHttpResponse response) {
@@ -178,14 +210,21 @@ public final class HealthFastPath implements HttpHandlerDecoratorFactory {
         private void record(byte[] body) {
             HttpStatusCode status = getStatusCode();
             HttpHeaders headers = getHeaders();
-            if (status == null || !(status.value() == HttpStatus.OK.value()
-                    || status.value() == HttpStatus.SERVICE_UNAVAILABLE.value())
-                    || headers.containsHeader(HttpHeaders.SET_COOKIE)) {
+            if (status == null || headers.containsHeader(HttpHeaders.SET_COOKIE)) {
+                return;
+            }
+            String recordedAs;
+            if (status.value() == HttpStatus.OK.value() || status.value() == HttpStatus.SERVICE_UNAVAILABLE.value()) {
+                recordedAs = key;
+            } else if (status.value() == HttpStatus.TOO_MANY_REQUESTS.value()) {
+                recordedAs = REFUSED_PREFIX + key;
+            } else {
                 return;
             }
             HttpHeaders recorded = HttpHeaders.copyOf(headers);
             HOP_BY_HOP.forEach(recorded::remove); // the connection's, not the answer's
-            answers.put(key, new Answer(status, HttpHeaders.readOnlyHttpHeaders(recorded), body, nanoTime.getAsLong()));
+            answers.put(recordedAs,
+                    new Answer(status, HttpHeaders.readOnlyHttpHeaders(recorded), body, nanoTime.getAsLong()));
         }
     }
 }

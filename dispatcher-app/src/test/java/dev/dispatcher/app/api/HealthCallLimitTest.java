@@ -24,10 +24,13 @@ class HealthCallLimitTest {
         for (; expected <= 1000; expected += turn) {
             assertThat(limit.turn("a")).isEqualTo(expected * MS);
         }
+        assertThat(limit.refuses("a")).as("asked without taking a turn").isTrue();
         assertThat(limit.turn("a")).as("a turn more than a second away").isEqualTo(HealthCallLimit.REFUSED);
         assertThat(limit.turn("a")).as("a refusal takes no turn").isEqualTo(HealthCallLimit.REFUSED);
+        assertThat(limit.refuses("b")).as("a client never seen").isFalse();
 
         now.addAndGet((expected - 900) * MS);
+        assertThat(limit.refuses("a")).as("a turn within a second").isFalse();
         assertThat(limit.turn("a")).as("a refused call left the queue as it was").isEqualTo(900 * MS);
     }
 

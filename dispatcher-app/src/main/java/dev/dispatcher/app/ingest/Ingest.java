@@ -8,13 +8,12 @@ import java.util.function.Function;
 import org.springframework.core.io.buffer.DataBuffer;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Takes one ingest request from its body to its stored rows: admitted by the ingest budget before the body is read
  * ({@link IngestBudget}: a request refused for room never has its body read), the body read within its limit and
- * {@code dispatcher.ingest.body-timeout}, its bytes counted in the budget as they arrive, parsed (a large body off
- * the event loop, {@link #INLINE_PARSE_BYTES}), checked against the caller's {@link TopicGrant} and the backlog
+ * {@code dispatcher.ingest.body-timeout}, its bytes counted in the budget as they arrive, parsed (on the event loop
+ * that read it, a batch's items counted as it arrives), checked against the caller's {@link TopicGrant} and the backlog
  * ({@link BacklogGuard}), and written
  * through its lane ({@link IngestWriter}). Nothing is written unless every check passed; a refusal is an
  * {@link IngestProblem}, a database failure the store's error. Lazy; thread-safe. Knows nothing of HTTP: the caller
@@ -24,11 +23,6 @@ public final class Ingest {
 
     /** How often the backlog is counted in the background; a request reads the last count. */
     public static final Duration BACKLOG_CHECKED_EVERY = Duration.ofSeconds(1);
-    /**
-     * The largest body parsed on the event loop that read it (about half a millisecond of work); a larger one, up to
-     * a batch of 8 MiB at the limit (a tenth of a second or more), is parsed on Reactor's parallel scheduler.
-     */
-    static final int INLINE_PARSE_BYTES = 64 * 1024;
 
     private final IngestRequestParser parser;
     private final IngestWriter writer;
@@ -94,13 +88,12 @@ public final class Ingest {
     }
 
     /**
-     * {@code parse} of {@code body}: on the calling thread (the event loop that read it) for a body of at most
-     * {@link #INLINE_PARSE_BYTES}, else on the parallel scheduler, so the event loop goes on serving its other
-     * connections while megabytes are parsed. A refusal is an error signal either way.
+     * {@code parse} of {@code body} on the calling thread (the event loop that read it), so the loop reads no further
+     * bodies while it parses one: offloaded to the parallel scheduler, bodies of 1 MiB were read faster than they
+     * were parsed and their copies outgrew a 256 MiB heap (LimitsQuickIT). A refusal is an error signal.
      */
     private static <T> Mono<T> parsed(byte[] body, Function<byte[], T> parse) {
-        Mono<T> parsing = Mono.fromCallable(() -> parse.apply(body));
-        return body.length <= INLINE_PARSE_BYTES ? parsing : parsing.subscribeOn(Schedulers.parallel());
+        return Mono.fromCallable(() -> parse.apply(body));
     }
 
     private static IngestResult batchResult(List<InsertOutcome> outcomes) {

@@ -36,9 +36,8 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Where it runs: the body is parsed in one go once it has arrived whole; only a batch's items are counted buffer
  * by buffer as it arrives ({@link BatchItemCount}), so a batch of too many items is refused before the rest of it is
- * read. {@link Ingest} parses a body of at most {@link Ingest#INLINE_PARSE_BYTES} on the event loop that read it (about
- * half a millisecond at that size), a larger one on Reactor's parallel scheduler, so a body of megabytes (an 8 MiB
- * batch takes a tenth of a second or more) never holds an event loop and the other connections it serves.
+ * read. {@link Ingest} parses a body on the event loop that read it (about half a millisecond for 64 KiB, a tenth of
+ * a second or more for an 8 MiB batch at the limit).
  */
 final class IngestRequestParser {
 

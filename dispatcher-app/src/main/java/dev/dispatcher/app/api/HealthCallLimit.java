@@ -96,23 +96,24 @@ public final class HealthCallLimit implements WebFilter, Ordered {
     synchronized long turn(String client) {
         long now = nanoTime.getAsLong();
         long[] arrival = arrivals.computeIfAbsent(client, c -> new long[] {now});
-        long theoretical = Math.max(arrival[0], now);
-        long wait = Math.max(0, theoretical - BURST_NANOS - now);
-        if (wait > WAIT.toNanos()) {
+        long wait = waitNanos(arrival[0], now);
+        if (wait == REFUSED) {
             return REFUSED;
         }
-        arrival[0] = theoretical + INTERVAL_NANOS;
+        arrival[0] = Math.max(arrival[0], now) + INTERVAL_NANOS;
         return wait;
     }
 
     /** Whether {@code client}'s call now would be {@link #REFUSED}, without taking a turn. */
     synchronized boolean refuses(String client) {
         long[] arrival = arrivals.get(client);
-        if (arrival == null) {
-            return false;
-        }
-        long now = nanoTime.getAsLong();
-        return Math.max(arrival[0], now) - BURST_NANOS - now > WAIT.toNanos();
+        return arrival != null && waitNanos(arrival[0], nanoTime.getAsLong()) == REFUSED;
+    }
+
+    /** A call's wait at {@code now} behind the theoretical arrival {@code arrival}, or {@link #REFUSED}. */
+    private static long waitNanos(long arrival, long now) {
+        long wait = Math.max(0, Math.max(arrival, now) - BURST_NANOS - now);
+        return wait > WAIT.toNanos() ? REFUSED : wait;
     }
 
     synchronized int clients() {
